@@ -1,0 +1,82 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_QUOTA, KeyStore, SCOPES, openDatabase } from '@snapdeck/gateway';
+
+const DEFAULT_DB = 'data/snapdeck.db';
+
+function positiveInteger(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
+  return Number(value);
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function registerKeysCommand(program: Command): void {
+  const keys = program.command('keys').description('Create, list and revoke API keys');
+
+  keys
+    .command('create')
+    .description('Create an API key and print it, alone, on stdout (it is shown only this once)')
+    .requiredOption('--name <name>', 'who the key is for (shown in `keys list`)')
+    .option('--scope <scope>', `grant a scope (repeatable): ${SCOPES.join(', ')}`, collect)
+    .option('--quota <n>', `requests per 15-minute window`, positiveInteger, DEFAULT_QUOTA)
+    .option('--db <file>', 'SQLite database', DEFAULT_DB)
+    .addHelpText('after', '\nExample:\n  npx snapdeck keys create --name partner-a --scope decks:browse:public --scope decks:read:public --quota 10000')
+    .action((options: { name: string; scope?: string[]; quota: number; db: string }) => {
+      const db = openDatabase(options.db);
+      try {
+        const { key, record } = new KeyStore(db).create({ name: options.name, scopes: options.scope ?? [], quota: options.quota });
+        console.log(key);
+        console.error(`created ${record.id} (${record.name}), scopes: ${record.scopes.join(' ') || 'none'}, quota ${record.quota}/15 min`);
+      } finally {
+        db.close();
+      }
+    });
+
+  keys
+    .command('list')
+    .description('List keys: id, name, prefix, scopes, quota, state (never the key itself)')
+    .option('--db <file>', 'SQLite database', DEFAULT_DB)
+    .option('--json', 'print JSON instead of a table')
+    .action((options: { db: string; json?: boolean }) => {
+      const db = openDatabase(options.db);
+      try {
+        const list = new KeyStore(db).list();
+        if (options.json) {
+          console.log(JSON.stringify(list, null, 2));
+          return;
+        }
+        if (list.length === 0) {
+          console.error('no keys yet: npx snapdeck keys create --name NAME');
+          return;
+        }
+        const rows = list.map((k) => [k.id, k.name, `${k.prefix}…`, k.scopes.join(',') || '-', String(k.quota), k.revokedAt ? `revoked ${k.revokedAt}` : 'active', k.createdAt]);
+        const header = ['ID', 'NAME', 'PREFIX', 'SCOPES', 'QUOTA', 'STATE', 'CREATED'];
+        const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+        for (const row of [header, ...rows]) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+      } finally {
+        db.close();
+      }
+    });
+
+  keys
+    .command('revoke')
+    .description('Revoke a key, named by its id (key_…) or by the key itself; it gets 401 at once')
+    .argument('<key-or-id>')
+    .option('--db <file>', 'SQLite database', DEFAULT_DB)
+    .action((keyOrId: string, options: { db: string }) => {
+      const db = openDatabase(options.db);
+      try {
+        const revoked = new KeyStore(db).revoke(keyOrId);
+        if (!revoked) {
+          console.error(`snapdeck keys revoke: no key matches ${keyOrId.startsWith('sd_live_') ? 'that key' : JSON.stringify(keyOrId)}`);
+          process.exitCode = 1;
+          return;
+        }
+        console.error(`revoked ${revoked.id} (${revoked.name})`);
+      } finally {
+        db.close();
+      }
+    });
+}

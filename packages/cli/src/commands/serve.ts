@@ -1,0 +1,50 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { startGateway } from '@snapdeck/gateway';
+
+function port(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
+  return Number(value);
+}
+
+function megabytes(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive number of MiB');
+  return Number(value) * 1024 * 1024;
+}
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('Serve /v1 over HTTP from the published snapshots and the SQLite database')
+    .option('--port <n>', 'port to listen on', port, 8787)
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--snapshots <location>', 'snapshot location: a folder, or s3://bucket/prefix', 'snapshots')
+    .option('--db <file>', 'SQLite database (keys, decks)', 'data/snapdeck.db')
+    .option('--cache-mb <n>', 'memory for cached pages and cards, in MiB', megabytes, 128 * 1024 * 1024)
+    .option('--trust-proxy', 'take client addresses from X-Forwarded-For (only behind a proxy you trust)')
+    .addHelpText(
+      'after',
+      `
+A newly built version becomes the one served within a second, without a restart. SIGTERM or
+Ctrl-C stops accepting connections and lets in-flight requests finish.
+
+Example:
+  npx snapdeck serve --port 8787 --snapshots snapshots --db data/snapdeck.db`,
+    )
+    .action(async (options: { port: number; host: string; snapshots: string; db: string; cacheMb: number; trustProxy?: boolean }) => {
+      const gateway = await startGateway({
+        port: options.port,
+        host: options.host,
+        snapshots: options.snapshots,
+        db: options.db,
+        cacheBytes: options.cacheMb,
+        trustProxy: options.trustProxy ?? false,
+      });
+      console.error(`snapdeck gateway listening on ${gateway.url}/v1 (snapshots: ${options.snapshots}, db: ${options.db})`);
+      const stop = (signal: string) => {
+        console.error(`${signal}: finishing in-flight requests, then stopping`);
+        gateway.close().then(() => process.exit(0), () => process.exit(1));
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+}

@@ -1,0 +1,24 @@
+import { Command, CommanderError } from 'commander';
+import { registerBuildCommand } from './commands/build.ts';
+import { registerKeysCommand } from './commands/keys.ts';
+import { registerServeCommand } from './commands/serve.ts';
+import { registerOptionalCommands } from './commands/optional.ts';
+
+const program = new Command()
+  .name('snapdeck')
+  .description('Publish trading-card-game catalogs as immutable snapshots and serve them, with decks, over HTTP (/v1).')
+  .showHelpAfterError('(run with --help for usage)')
+  .configureHelp({ sortSubcommands: false });
+
+registerBuildCommand(program);
+registerServeCommand(program);
+registerKeysCommand(program);
+await registerOptionalCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) process.exit(error.exitCode);
+  console.error(`snapdeck: ${(error as Error).message}`);
+  process.exit(1);
+}

@@ -1,0 +1,86 @@
+/**
+ * Chrono Core cards. No public card database exists (see the raw data's SOURCES.md): the design
+ * follows what the Sleeved deck exports show (a starting loadout of a pilot and the parts of a mech,
+ * a 50-card main deck of upgrades and tactics, a sideboard) plus the fields every snapdeck game has.
+ *
+ * Card fields
+ * - `id`, `objectID`, `cardNumber`: the card number (`WNR01-001`, `SD01-032`); equal.
+ * - `name` (for cards known only by id: "Unknown Card <id>").
+ * - `cardType`: Pilot and Core are the cards of the starting loadout (a deck entry without a zone
+ *   whose card is one of these goes to zone `loadout`, everything else to `main`); Upgrade (a part
+ *   played from the main deck over a loadout part), Tactic, Drone, Structure.
+ * - `slot`: the mech slot a Core or Upgrade occupies (Frame, Head, Arms, Legs, Weapon), else null.
+ * - `traits`; `cost`, `power`, `health` (integers, null when not printed or not known); `effect`
+ *   ("" when none or not known); `rarity` (C, U, R, SR, SCR, or null when not known).
+ * - Set: `setId` (WNR01, SD01, SD03), `setName`, `setOrder` (the number after the dash).
+ * - Art: `cardImageUrl` (Sleeved CDN), `hasAltArt`, `cardArts` (`{id, type, url}`, the main art first).
+ *
+ * Hit: id, objectID, cardNumber, name, cardType, slot, traits, cost, power, health, effect, rarity,
+ * setId, setName, cardImageUrl, hasAltArt and cardArts.
+ */
+import { z } from 'zod';
+import { CARD_ID_PATTERN, findGame } from '../games.ts';
+import type { CardModel } from './model.ts';
+
+export const CHRONO_CORE_CARD_TYPES = ['Pilot', 'Core', 'Upgrade', 'Tactic', 'Drone', 'Structure'] as const;
+/** Card types whose cards start in the loadout zone (decisions.md "Zones"). */
+export const CHRONO_CORE_LOADOUT_CARD_TYPES: readonly ChronoCoreCardType[] = ['Core', 'Pilot'];
+export const CHRONO_CORE_SLOTS = ['Frame', 'Head', 'Arms', 'Legs', 'Weapon'] as const;
+export type ChronoCoreCardType = (typeof CHRONO_CORE_CARD_TYPES)[number];
+
+const chronoGame = findGame('chrono-core')!;
+const cardId = z.string().regex(CARD_ID_PATTERN).regex(chronoGame.cardIdPattern);
+const artId = z.string().regex(CARD_ID_PATTERN);
+const httpUrl = z.url({ protocol: /^https?$/ });
+const stat = z.number().int().nonnegative().nullable();
+
+export const chronoCoreCardArtSchema = z.strictObject({ id: artId, type: z.string().min(1), url: httpUrl });
+
+const shape = {
+  id: cardId,
+  objectID: cardId,
+  cardNumber: cardId,
+  name: z.string().min(1),
+  cardType: z.enum(CHRONO_CORE_CARD_TYPES),
+  slot: z.enum(CHRONO_CORE_SLOTS).nullable(),
+  traits: z.array(z.string().min(1)),
+  cost: stat,
+  power: stat,
+  health: stat,
+  effect: z.string(),
+  rarity: z.string().min(1).nullable(),
+  setId: z.string().regex(/^[A-Z]{2,}\d{2}$/),
+  setName: z.string().min(1),
+  cardImageUrl: httpUrl,
+  hasAltArt: z.boolean(),
+  cardArts: z.array(chronoCoreCardArtSchema).min(1),
+};
+
+const sameIds = (c: { id: string; cardNumber: string; objectID: string }) => c.id === c.cardNumber && c.id === c.objectID;
+const sameIdsMessage = { message: 'id, cardNumber and objectID must be equal', path: ['objectID'] };
+
+export const chronoCoreCardSchema = z
+  .strictObject({ ...shape, setOrder: z.number().int().nonnegative() })
+  .refine(sameIds, sameIdsMessage)
+  .refine((c) => c.id.startsWith(`${c.setId}-`), { message: 'the card number starts with the set id', path: ['setId'] })
+  .refine((c) => c.hasAltArt === c.cardArts.length > 1, { message: 'hasAltArt must be true exactly when there is more than one art', path: ['hasAltArt'] });
+
+/** The hit is the card without `setOrder`: a Chrono Core card is small enough to list whole. */
+export const chronoCoreHitSchema = z.strictObject(shape).refine(sameIds, sameIdsMessage);
+
+export type ChronoCoreCard = z.infer<typeof chronoCoreCardSchema>;
+export type ChronoCoreHit = z.infer<typeof chronoCoreHitSchema>;
+
+export function chronoCoreToHit(card: ChronoCoreCard): ChronoCoreHit {
+  const { setOrder: _setOrder, ...hit } = card;
+  return { ...hit, cardArts: card.cardArts.map(({ id, type, url }) => ({ id, type, url })) };
+}
+
+export const chronoCoreModel: CardModel<ChronoCoreCard> = {
+  game: 'chrono-core',
+  card: chronoCoreCardSchema,
+  hit: chronoCoreHitSchema,
+  toHit: chronoCoreToHit,
+  nameOf: (card) => card.name,
+  imageUrlOf: (card) => card.cardImageUrl,
+};

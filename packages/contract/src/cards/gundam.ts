@@ -1,0 +1,137 @@
+/**
+ * Gundam Card Game cards. Designed from the gcg-api catalog (one row per printing); snapdeck keeps
+ * one card per card number and turns the other printings (`GD01-001_p1`, …) into `cardArts`.
+ *
+ * Card fields
+ * - `id`, `objectID`, `cardNumber`: the card number (`GD01-001`, `ST01-010`, `R-001`, `T-011`); equal.
+ * - `name`; `cardType` (Unit, Pilot, Command, Base, Resource, Unit Token, EX Base, EX Resource);
+ *   `color` (empty for colorless cards such as Resources and tokens).
+ * - Numbers, null when the card type has none: `level`, `cost`, `ap`, `hp`. On Pilot cards (and
+ *   Commands with a pilot half) `ap` / `hp` are the bonus the pilot grants when paired (+1 → 1).
+ * - `rarity` of the standard printing (C, U, R, LR, P); parallel printings carry their own.
+ * - `traits` ("Earth Federation"), `terrain` (where a Unit may fight: Space, Earth; empty when not
+ *   printed), `linkCondition` (the printed link requirement, or null) and `linkRefs` (the pilots or
+ *   traits it names), `keywords` (`{keyword, value}`: Blocker, Repair 1, …), `timings` (【Deploy】,
+ *   【When Paired】, … without brackets), `effect` ("" when none).
+ * - `sourceTitle` (the anime series, or null), `block` (block icon "1", "2", "β", or null).
+ * - Set: `setId` (`GD01`), `setName`, `setOrder` (number after the dash), `productOrigin` (where the
+ *   standard printing is obtained).
+ * - Art: `cardImageUrl` (standard printing), `detailUrl` (official card page), `hasAltArt`,
+ *   `cardArts`: every printing, the standard one first, each `{id, type, url, rarity, productOrigin}`
+ *   where `id` is the printing id and `type` is Standard, Parallel or SP.
+ *
+ * Hit: id, objectID, cardNumber, name, cardType, color, level, cost, ap, hp, rarity, traits,
+ * linkCondition, keywords, effect, timings, setId, setName, cardImageUrl, hasAltArt and cardArts
+ * reduced to `{id, type, url}`.
+ */
+import { z } from 'zod';
+import { CARD_ID_PATTERN, findGame } from '../games.ts';
+import type { CardModel } from './model.ts';
+
+export const GUNDAM_CARD_TYPES = ['Unit', 'Pilot', 'Command', 'Base', 'Resource', 'Unit Token', 'EX Base', 'EX Resource'] as const;
+export const GUNDAM_ART_TYPES = ['Standard', 'Parallel', 'SP'] as const;
+
+const gundamGame = findGame('gundam')!;
+const cardId = z.string().regex(CARD_ID_PATTERN).regex(gundamGame.cardIdPattern);
+/** Printing ids add `_p<n>` to the card number: GD01-001_p1. */
+const printingId = z.string().regex(CARD_ID_PATTERN).regex(/^[A-Z0-9]+-\d+(?:_p\d+)?$/);
+const httpUrl = z.url({ protocol: /^https?$/ });
+const stat = z.number().int().nonnegative().nullable();
+
+export const gundamCardArtSchema = z.strictObject({
+  id: printingId,
+  type: z.enum(GUNDAM_ART_TYPES),
+  url: httpUrl,
+  rarity: z.string().min(1),
+  productOrigin: z.string(),
+});
+export const gundamHitArtSchema = z.strictObject({ id: printingId, type: z.enum(GUNDAM_ART_TYPES), url: httpUrl });
+export const gundamKeywordSchema = z.strictObject({ keyword: z.string().min(1), value: z.number().int().nonnegative().nullable() });
+
+const hitShape = {
+  id: cardId,
+  objectID: cardId,
+  cardNumber: cardId,
+  name: z.string().min(1),
+  cardType: z.enum(GUNDAM_CARD_TYPES),
+  color: z.array(z.string().min(1)),
+  level: stat,
+  cost: stat,
+  ap: stat,
+  hp: stat,
+  rarity: z.string().min(1),
+  traits: z.array(z.string().min(1)),
+  linkCondition: z.string().min(1).nullable(),
+  keywords: z.array(gundamKeywordSchema),
+  effect: z.string(),
+  timings: z.array(z.string().min(1)),
+  setId: z.string().regex(/^[A-Z0-9]+$/),
+  setName: z.string().min(1),
+  cardImageUrl: httpUrl,
+  hasAltArt: z.boolean(),
+};
+
+const sameIds = (c: { id: string; cardNumber: string; objectID: string }) => c.id === c.cardNumber && c.id === c.objectID;
+const sameIdsMessage = { message: 'id, cardNumber and objectID must be equal', path: ['objectID'] };
+
+export const gundamCardSchema = z
+  .strictObject({
+    ...hitShape,
+    terrain: z.array(z.string().min(1)),
+    linkRefs: z.array(z.string().min(1)),
+    sourceTitle: z.string().min(1).nullable(),
+    block: z.string().min(1).nullable(),
+    setOrder: z.number().int().nonnegative(),
+    productOrigin: z.string(),
+    detailUrl: httpUrl,
+    cardArts: z.array(gundamCardArtSchema).min(1),
+  })
+  .refine(sameIds, sameIdsMessage)
+  .refine((c) => c.cardArts.every((art) => art.id === c.id || art.id.startsWith(`${c.id}_p`)), {
+    message: 'every printing id is the card number, optionally followed by _p<n>',
+    path: ['cardArts'],
+  })
+  .refine((c) => c.hasAltArt === c.cardArts.length > 1, { message: 'hasAltArt must be true exactly when there is more than one printing', path: ['hasAltArt'] });
+
+export const gundamHitSchema = z
+  .strictObject({ ...hitShape, cardArts: z.array(gundamHitArtSchema).min(1) })
+  .refine(sameIds, sameIdsMessage);
+
+export type GundamCard = z.infer<typeof gundamCardSchema>;
+export type GundamHit = z.infer<typeof gundamHitSchema>;
+export type GundamCardArt = z.infer<typeof gundamCardArtSchema>;
+
+export function gundamToHit(card: GundamCard): GundamHit {
+  return {
+    id: card.id,
+    objectID: card.objectID,
+    cardNumber: card.cardNumber,
+    name: card.name,
+    cardType: card.cardType,
+    color: card.color,
+    level: card.level,
+    cost: card.cost,
+    ap: card.ap,
+    hp: card.hp,
+    rarity: card.rarity,
+    traits: card.traits,
+    linkCondition: card.linkCondition,
+    keywords: card.keywords,
+    effect: card.effect,
+    timings: card.timings,
+    setId: card.setId,
+    setName: card.setName,
+    cardImageUrl: card.cardImageUrl,
+    hasAltArt: card.hasAltArt,
+    cardArts: card.cardArts.map(({ id, type, url }) => ({ id, type, url })),
+  };
+}
+
+export const gundamModel: CardModel<GundamCard> = {
+  game: 'gundam',
+  card: gundamCardSchema,
+  hit: gundamHitSchema,
+  toHit: gundamToHit,
+  nameOf: (card) => card.name,
+  imageUrlOf: (card) => card.cardImageUrl,
+};

@@ -1,0 +1,63 @@
+/**
+ * Every error string of the public contract (interface.md §7 and decisions.md), in one place.
+ * Clients switch on these exact strings, so they are imported everywhere and never retyped.
+ */
+export const ERRORS = {
+  apiKeyRequired: 'API key required',
+  invalidApiKey: 'Invalid API key',
+  insufficientScope: 'Insufficient scope',
+  rateLimitExceeded: 'Rate limit exceeded',
+  internal: 'Internal server error',
+  notFound: 'Not found',
+  methodNotAllowed: 'Method not allowed',
+
+  gameNotFound: 'Game not found',
+  cardNotFound: 'Card not found',
+  invalidCardId: 'Invalid card ID format',
+  hitsPerPage: 'hitsPerPage must be an integer between 1 and 1000',
+  invalidCursor: 'Invalid cursor',
+
+  gameIdRequired: 'gameId query parameter is required',
+  limitNotInteger: 'limit must be an integer',
+  sortInvalid: 'sort must be one of updatedAt, copyCount, viewCount, likeCount, createdAt',
+  updatedSinceInvalid: 'updatedSince must be an ISO 8601 date-time',
+  detailsBody: 'Request body must be JSON with an ids array of deck id strings',
+  detailsTooMany: 'At most 50 ids per request',
+
+  deckNotFound: 'Deck not found or not public',
+  deckFormatUnknown: 'Unknown format. Supported: json, text, ga-tts',
+  gaTtsOnly: 'ga-tts format is only available for grand-archive decks',
+  textFormatRequired: 'format is required',
+  textFormatUnknown: 'Unknown format. Supported: limitless, snapdeck',
+} as const;
+
+export type ErrorString = (typeof ERRORS)[keyof typeof ERRORS];
+
+/** The HTTP status that goes with each error string. */
+export const ERROR_STATUS: Record<keyof typeof ERRORS, number> = {
+  apiKeyRequired: 401,
+  invalidApiKey: 401,
+  insufficientScope: 403,
+  rateLimitExceeded: 429,
+  internal: 500,
+  notFound: 404,
+  methodNotAllowed: 405,
+  gameNotFound: 404,
+  cardNotFound: 404,
+  invalidCardId: 400,
+  hitsPerPage: 400,
+  invalidCursor: 400,
+  gameIdRequired: 400,
+  limitNotInteger: 400,
+  sortInvalid: 400,
+  updatedSinceInvalid: 400,
+  detailsBody: 400,
+  detailsTooMany: 400,
+  deckNotFound: 404,
+  deckFormatUnknown: 400,
+  gaTtsOnly: 400,
+  textFormatRequired: 400,
+  textFormatUnknown: 400,
+};
+
+export type ErrorCode = keyof typeof ERRORS;

@@ -1,0 +1,6 @@
+export * from './errors.ts';
+export * from './games.ts';
+export * from './cards/model.ts';
+export * from './cards/index.ts';
+export * from './schemas.ts';
+export * from './openapi.ts';

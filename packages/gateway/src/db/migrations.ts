@@ -1,0 +1,109 @@
+/**
+ * Schema migrations, applied in order on open. Each runs once, in a transaction, and is recorded
+ * in schema_migrations; never edit a migration that has shipped: add a new one.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'api keys',
+    sql: `
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        key_hash TEXT NOT NULL UNIQUE,
+        key_prefix TEXT NOT NULL,
+        scopes TEXT NOT NULL DEFAULT '',
+        quota INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: 'decks, deck cards, deck tokens, settings',
+    // Design notes (the queries that rely on them are in gateway/src/decks/store.ts):
+    // - decks.seq is the integer row key every child table points at: new decks get increasing seq
+    //   values, so an import appends to deck_cards instead of scattering inserts across a b-tree
+    //   keyed by random uuids. decks.id (the uuid v4 of the contract) is the public, unique key.
+    // - Timestamps are integer epoch milliseconds (UTC), so they sort and compare as numbers.
+    // - One partial index per listing sort, public decks only, (game_id, <sort>, id, ...): keyset
+    //   pages are an index range read in either direction, and the extra timestamp columns make
+    //   the index covering (a page of summaries never touches the table).
+    // - deck_public_counts is kept exact by triggers, in the same transaction as the write, so
+    //   totalCount of an unfiltered listing is one primary-key read whoever writes the decks.
+    sql: `
+      CREATE TABLE settings (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) WITHOUT ROWID;
+
+      CREATE TABLE decks (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        game_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        owner_display_name TEXT NOT NULL,
+        visibility TEXT NOT NULL CHECK (visibility IN ('public', 'private')),
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        copy_count INTEGER NOT NULL DEFAULT 0 CHECK (copy_count >= 0),
+        view_count INTEGER NOT NULL DEFAULT 0 CHECK (view_count >= 0),
+        like_count INTEGER NOT NULL DEFAULT 0 CHECK (like_count >= 0)
+      );
+      CREATE INDEX decks_public_updated ON decks (game_id, updated_at, id, created_at) WHERE visibility = 'public';
+      CREATE INDEX decks_public_created ON decks (game_id, created_at, id, updated_at) WHERE visibility = 'public';
+      CREATE INDEX decks_public_copies ON decks (game_id, copy_count, id, created_at, updated_at) WHERE visibility = 'public';
+      CREATE INDEX decks_public_views ON decks (game_id, view_count, id, created_at, updated_at) WHERE visibility = 'public';
+      CREATE INDEX decks_public_likes ON decks (game_id, like_count, id, created_at, updated_at) WHERE visibility = 'public';
+
+      CREATE TABLE deck_cards (
+        deck_seq INTEGER NOT NULL REFERENCES decks (seq) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        card_id TEXT NOT NULL,
+        quantity INTEGER NOT NULL CHECK (quantity > 0),
+        zone_id TEXT,
+        PRIMARY KEY (deck_seq, position)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE deck_tokens (
+        token_hash TEXT PRIMARY KEY,
+        deck_seq INTEGER NOT NULL REFERENCES decks (seq) ON DELETE CASCADE,
+        kind TEXT NOT NULL CHECK (kind IN ('share', 'private')),
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        CHECK ((kind = 'private') = (expires_at IS NULL))
+      ) WITHOUT ROWID;
+      CREATE INDEX deck_tokens_deck ON deck_tokens (deck_seq);
+      CREATE INDEX deck_tokens_expiry ON deck_tokens (expires_at) WHERE expires_at IS NOT NULL;
+
+      CREATE TABLE deck_public_counts (
+        game_id TEXT PRIMARY KEY,
+        count INTEGER NOT NULL CHECK (count >= 0)
+      ) WITHOUT ROWID;
+
+      CREATE TRIGGER decks_count_insert AFTER INSERT ON decks WHEN NEW.visibility = 'public'
+      BEGIN
+        INSERT INTO deck_public_counts (game_id, count) VALUES (NEW.game_id, 1)
+          ON CONFLICT (game_id) DO UPDATE SET count = count + 1;
+      END;
+      CREATE TRIGGER decks_count_delete AFTER DELETE ON decks WHEN OLD.visibility = 'public'
+      BEGIN
+        UPDATE deck_public_counts SET count = count - 1 WHERE game_id = OLD.game_id;
+      END;
+      CREATE TRIGGER decks_count_update AFTER UPDATE OF visibility, game_id ON decks
+        WHEN OLD.visibility IS NOT NEW.visibility OR OLD.game_id IS NOT NEW.game_id
+      BEGIN
+        UPDATE deck_public_counts SET count = count - 1 WHERE OLD.visibility = 'public' AND game_id = OLD.game_id;
+        INSERT INTO deck_public_counts (game_id, count) SELECT NEW.game_id, 1 WHERE NEW.visibility = 'public'
+          ON CONFLICT (game_id) DO UPDATE SET count = count + 1;
+      END;
+    `,
+  },
+];

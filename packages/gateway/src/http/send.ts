@@ -1,0 +1,73 @@
+import type { Context } from 'hono';
+import type { Encoding } from '@snapdeck/snapshot';
+
+const SUFFIX: Record<Encoding, string> = { identity: '', br: '-br', gzip: '-gz' };
+const CONTENT_ENCODING: Record<Encoding, string | undefined> = { identity: undefined, br: 'br', gzip: 'gzip' };
+
+/**
+ * The best encoding the client accepts among those we store: br, then gzip, then identity.
+ * A coding with q=0 is refused; identity is always acceptable here (we never answer 406).
+ */
+export function negotiateEncoding(acceptEncoding: string | undefined): Encoding {
+  if (!acceptEncoding) return 'identity';
+  let br = false;
+  let gzip = false;
+  let star = false;
+  for (const part of acceptEncoding.split(',')) {
+    const [rawName, ...params] = part.split(';');
+    const name = rawName!.trim().toLowerCase();
+    const refused = params.some((p) => /^\s*q\s*=\s*0(\.0{0,3})?\s*$/i.test(p));
+    if (refused) continue;
+    if (name === 'br') br = true;
+    else if (name === 'gzip' || name === 'x-gzip') gzip = true;
+    else if (name === '*') star = true;
+  }
+  if (br) return 'br';
+  if (gzip) return 'gzip';
+  if (star) return 'br';
+  return 'identity';
+}
+
+/** Strong entity tag of one representation: the content tag plus the encoding. */
+export function entityTag(tag: string, encoding: Encoding): string {
+  return `"${tag}${SUFFIX[encoding]}"`;
+}
+
+/** True when If-None-Match names this content in any of its encodings (or is "*"). */
+export function notModified(ifNoneMatch: string | undefined, tag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  for (const candidate of ifNoneMatch.split(',')) {
+    const value = candidate.trim().replace(/^W\//, '');
+    if (value === `"${tag}"` || value === `"${tag}-br"` || value === `"${tag}-gz"`) return true;
+  }
+  return false;
+}
+
+export interface Representation {
+  bytes: Uint8Array;
+  /** Content tag, shared by every encoding of the same content. */
+  etag: string;
+  encoding: Encoding;
+  contentType: string;
+  cacheControl: string;
+  /** Request headers the response depends on besides Accept-Encoding. */
+  vary?: string[];
+}
+
+/**
+ * Sends stored bytes with ETag, Vary and Content-Encoding, or a 304 when the client already has
+ * them. Nothing is re-serialised: the bytes go out as they are.
+ */
+export function sendRepresentation(c: Context, body: Representation): Response {
+  const headers: Record<string, string> = {
+    ETag: entityTag(body.etag, body.encoding),
+    'Cache-Control': body.cacheControl,
+    Vary: ['Accept-Encoding', ...(body.vary ?? [])].join(', '),
+  };
+  if (notModified(c.req.header('if-none-match'), body.etag)) return c.body(null, 304, headers);
+  headers['Content-Type'] = body.contentType;
+  const contentEncoding = CONTENT_ENCODING[body.encoding];
+  if (contentEncoding) headers['Content-Encoding'] = contentEncoding;
+  return c.body(body.bytes as Uint8Array<ArrayBuffer>, 200, headers);
+}

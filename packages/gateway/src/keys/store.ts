@@ -1,0 +1,113 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../db/database.ts';
+
+export const KEY_PATTERN = /^sd_live_[0-9a-f]{32}$/;
+export const SCOPES = ['decks:browse:public', 'decks:read:public'] as const;
+export type Scope = (typeof SCOPES)[number];
+export const DEFAULT_QUOTA = 3000;
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  /** First characters of the key, enough to recognise it in a list; never the whole key. */
+  prefix: string;
+  scopes: string[];
+  quota: number;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+interface Row {
+  id: string;
+  name: string;
+  key_prefix: string;
+  scopes: string;
+  quota: number;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+function toKey(row: Row): ApiKey {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.key_prefix,
+    scopes: row.scopes ? row.scopes.split(' ') : [],
+    quota: row.quota,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+/**
+ * API keys, stored as SHA-256 hashes (keys are 128 random bits, so a fast hash is enough; there is
+ * nothing to brute-force). Lookups are cached in memory and the cache is dropped whenever any
+ * connection changes the database (PRAGMA data_version), so a revoke takes effect at once.
+ */
+export class KeyStore {
+  private readonly byHash = new Map<string, ApiKey | null>();
+  private dataVersion = -1;
+  private readonly statements;
+
+  constructor(private readonly db: Db) {
+    this.statements = {
+      byHash: db.prepare<[string], Row>('SELECT * FROM api_keys WHERE key_hash = ?'),
+      byId: db.prepare<[string], Row>('SELECT * FROM api_keys WHERE id = ?'),
+      all: db.prepare<[], Row>('SELECT * FROM api_keys ORDER BY created_at, id'),
+      insert: db.prepare('INSERT INTO api_keys (id, name, key_hash, key_prefix, scopes, quota, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      revoke: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+    };
+  }
+
+  create(options: { name: string; scopes?: readonly string[]; quota?: number }): { key: string; record: ApiKey } {
+    for (const scope of options.scopes ?? []) {
+      if (!(SCOPES as readonly string[]).includes(scope)) throw new Error(`unknown scope ${JSON.stringify(scope)}; scopes are ${SCOPES.join(', ')}`);
+    }
+    const quota = options.quota ?? DEFAULT_QUOTA;
+    if (!Number.isInteger(quota) || quota < 1) throw new Error('quota must be a positive integer');
+    if (options.name.trim() === '') throw new Error('a key needs a name');
+    const key = `sd_live_${randomBytes(16).toString('hex')}`;
+    const id = `key_${randomBytes(6).toString('hex')}`;
+    const scopes = [...new Set(options.scopes ?? [])];
+    const createdAt = new Date().toISOString();
+    this.statements.insert.run(id, options.name, hashSecret(key), key.slice(0, 12), scopes.join(' '), quota, createdAt);
+    return { key, record: { id, name: options.name, prefix: key.slice(0, 12), scopes, quota, createdAt, revokedAt: null } };
+  }
+
+  list(): ApiKey[] {
+    return this.statements.all.all().map(toKey);
+  }
+
+  /** Revokes by id or by the key itself; returns the revoked key, or null when none matched. */
+  revoke(keyOrId: string): ApiKey | null {
+    const row = KEY_PATTERN.test(keyOrId) ? this.statements.byHash.get(hashSecret(keyOrId)) : this.statements.byId.get(keyOrId);
+    if (!row) return null;
+    this.statements.revoke.run(new Date().toISOString(), row.id);
+    this.byHash.clear(); // data_version only moves for other connections' writes
+    return toKey(this.statements.byId.get(row.id)!);
+  }
+
+  /** The active key for a presented secret, or null (malformed, unknown or revoked). */
+  authenticate(secret: string): ApiKey | null {
+    if (!KEY_PATTERN.test(secret)) return null;
+    const version = this.db.pragma('data_version', { simple: true }) as number;
+    if (version !== this.dataVersion) {
+      this.byHash.clear();
+      this.dataVersion = version;
+    }
+    const hash = hashSecret(secret);
+    let key = this.byHash.get(hash);
+    if (key === undefined) {
+      const row = this.statements.byHash.get(hash);
+      key = row && row.revoked_at === null ? toKey(row) : null;
+      // Bounded: unknown keys are cached too, so a flood of random keys cannot grow it forever.
+      if (this.byHash.size >= 10_000) this.byHash.clear();
+      this.byHash.set(hash, key);
+    }
+    return key;
+  }
+}

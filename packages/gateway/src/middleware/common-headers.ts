@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import { createMiddleware } from 'hono/factory';
+import type { GatewayEnv } from '../env.ts';
+
+const ALLOWED_METHODS = 'GET, POST, OPTIONS';
+const ALLOWED_HEADERS = 'X-API-Key, Content-Type, If-None-Match, X-Request-Id';
+const EXPOSED_HEADERS = 'ETag, Retry-After, RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id, Deprecation, Sunset, Link';
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * Headers every response carries (decisions.md): nosniff and CORS for any origin, plus a request
+ * id (the caller's X-Request-Id when it is sane, a new one otherwise). Answers CORS preflights.
+ */
+export function commonHeaders() {
+  return createMiddleware<GatewayEnv>(async (c, next) => {
+    const given = c.req.header('x-request-id');
+    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+    c.set('requestId', requestId);
+    if (c.req.method === 'OPTIONS') {
+      return c.body(null, 204, {
+        'Access-Control-Allow-Origin': '*',
+        'Access-Control-Allow-Methods': ALLOWED_METHODS,
+        'Access-Control-Allow-Headers': ALLOWED_HEADERS,
+        'Access-Control-Max-Age': '86400',
+        'X-Content-Type-Options': 'nosniff',
+        'X-Request-Id': requestId,
+      });
+    }
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Access-Control-Allow-Origin', '*');
+    c.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    c.header('X-Request-Id', requestId);
+    await next();
+    // Responses made outside c.body (the error and not-found handlers) get the headers here.
+    if (!c.res.headers.has('X-Content-Type-Options')) {
+      c.res.headers.set('X-Content-Type-Options', 'nosniff');
+      c.res.headers.set('Access-Control-Allow-Origin', '*');
+      c.res.headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+      c.res.headers.set('X-Request-Id', requestId);
+    }
+  });
+}

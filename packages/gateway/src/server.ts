@@ -1,0 +1,75 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import pino, { type Logger } from 'pino';
+import { SnapshotStore, openStorage } from '@snapdeck/snapshot';
+import { createApp } from './app.ts';
+import { openDatabase, type Db } from './db/database.ts';
+import { KeyStore } from './keys/store.ts';
+import { MemoryQuotaCounter, type QuotaCounter } from './quota/counter.ts';
+
+export interface GatewayConfig {
+  port: number;
+  host: string;
+  /** A folder or s3://bucket/prefix. */
+  snapshots: string;
+  db: string;
+  cacheBytes?: number;
+  pointerTtlMs?: number;
+  addressQuota?: number;
+  trustProxy?: boolean;
+  log?: Logger;
+}
+
+export interface RunningGateway {
+  url: string;
+  server: Server;
+  db: Db;
+  snapshots: SnapshotStore;
+  /** Stops accepting connections, lets in-flight requests finish, then closes everything. */
+  close(): Promise<void>;
+}
+
+export async function startGateway(config: GatewayConfig): Promise<RunningGateway> {
+  const log = config.log ?? pino({ level: process.env.LOG_LEVEL ?? 'info' });
+  const db = openDatabase(config.db);
+  const storage = openStorage(config.snapshots);
+  const snapshots = new SnapshotStore(storage, {
+    cacheBytes: config.cacheBytes,
+    pointerTtlMs: config.pointerTtlMs,
+    onError: (err, context) => log.warn({ err }, context),
+  });
+  const quota: QuotaCounter = new MemoryQuotaCounter();
+  const app = createApp({
+    db,
+    keys: new KeyStore(db),
+    quota,
+    snapshots,
+    log,
+    addressQuota: config.addressQuota,
+    trustProxy: config.trustProxy,
+  });
+
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s as Server));
+    (s as Server).once('error', reject);
+  });
+  // Longer than a typical load balancer's idle timeout, so it closes idle connections first.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await quota.close?.();
+      await storage.close?.();
+      db.close();
+    })());
+  return { url, server, db, snapshots, close };
+}

@@ -1,0 +1,94 @@
+import { createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { CARD_ID_PATTERN, CARD_MODELS, findGame, type GameSlug } from '@snapdeck/contract';
+
+/** One problem with one line of a catalog file, in the form an operator can act on. */
+export interface CatalogProblem {
+  file: string;
+  line: number;
+  field: string;
+  reason: string;
+}
+
+export class CatalogInvalidError extends Error {
+  constructor(readonly problems: CatalogProblem[], readonly total: number) {
+    const shown = problems.map((p) => `  ${p.file}:${p.line}: ${p.field}: ${p.reason}`).join('\n');
+    const more = total > problems.length ? `\n  … and ${total - problems.length} more` : '';
+    super(`catalog is invalid (${total} problem${total === 1 ? '' : 's'}); nothing was published:\n${shown}${more}`);
+    this.name = 'CatalogInvalidError';
+  }
+}
+
+/** A validated card, kept as the JSON text that will be served: the object itself is not kept. */
+export interface CatalogEntry {
+  id: string;
+  card: string;
+  hit: string;
+}
+
+const MAX_REPORTED = 20;
+
+/**
+ * Reads `<slug>.jsonl`, validating every line against the game's card schema. Returns the entries
+ * in serving order (by id) or throws CatalogInvalidError naming up to 20 bad lines.
+ */
+export async function readCatalog(file: string, game: GameSlug, onLine?: (line: number) => void): Promise<CatalogEntry[]> {
+  const model = CARD_MODELS[game];
+  const pattern = findGame(game)!.cardIdPattern;
+  const entries: CatalogEntry[] = [];
+  const firstLine = new Map<string, number>();
+  const problems: CatalogProblem[] = [];
+  let total = 0;
+  const problem = (line: number, field: string, reason: string) => {
+    total += 1;
+    if (problems.length < MAX_REPORTED) problems.push({ file, line, field, reason });
+  };
+
+  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  let lineNumber = 0;
+  for await (const text of lines) {
+    lineNumber += 1;
+    onLine?.(lineNumber);
+    if (text.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      problem(lineNumber, '(line)', `not valid JSON: ${(error as Error).message}`);
+      continue;
+    }
+    const parsed = model.card.safeParse(value);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        problem(lineNumber, issue.path.length ? issue.path.join('.') : '(card)', issue.message);
+      }
+      continue;
+    }
+    const card = parsed.data;
+    if (!CARD_ID_PATTERN.test(card.id) || !pattern.test(card.id)) {
+      problem(lineNumber, 'id', `${JSON.stringify(card.id)} is not a ${game} card id (expected ${pattern})`);
+      continue;
+    }
+    const seen = firstLine.get(card.id);
+    if (seen !== undefined) {
+      problem(lineNumber, 'id', `duplicate card id ${card.id} (first on line ${seen})`);
+      continue;
+    }
+    firstLine.set(card.id, lineNumber);
+    entries.push({ id: card.id, card: JSON.stringify(card), hit: JSON.stringify(model.toHit(card)) });
+  }
+  if (total > 0) throw new CatalogInvalidError(problems, total);
+  // Byte order of ids: fixed within a version, and the same on every machine.
+  entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return entries;
+}
+
+export async function fileExists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,11 @@
+export * from './storage/driver.ts';
+export { FsDriver } from './storage/fs.ts';
+export { openStorage } from './storage/open.ts';
+export * from './layout.ts';
+export * from './cursor.ts';
+export * from './catalog.ts';
+export * from './publish.ts';
+export * from './build.ts';
+export * from './store.ts';
+export * from './render.ts';
+export * from './pack.ts';

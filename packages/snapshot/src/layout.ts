@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/**
+ * Where each file of a snapshot lives, relative to the storage root:
+ *
+ *   <game>/current.json                      pointer to the current version (written last)
+ *   <game>/versions/<version>/manifest.json  what the version holds, with a checksum per file
+ *   <game>/versions/<version>/index.bin      offsets of every entry of every pack (msgpack)
+ *   <game>/versions/<version>/<pack>.<encoding>.<segment>
+ *
+ * A pack is a sequence of entries (card bodies, page bodies, hits) stored back to back in
+ * segments of bounded size, so no file has to fit in memory whole and uploads can resume.
+ */
+export const layout = {
+  pointer: (game: string) => `${game}/current.json`,
+  versionsPrefix: (game: string) => `${game}/versions/`,
+  versionPrefix: (game: string, version: string) => `${game}/versions/${version}/`,
+  manifest: (game: string, version: string) => `${game}/versions/${version}/manifest.json`,
+  file: (game: string, version: string, name: string) => `${game}/versions/${version}/${name}`,
+  segment: (pack: string, encoding: Encoding, segment: number) => `${pack}.${encoding}.${segment}`,
+};
+
+export const ENCODINGS = ['identity', 'br', 'gzip'] as const;
+export type Encoding = (typeof ENCODINGS)[number];
+
+/** Versions sort by time: 2026-11-22T11-05-12-345Z-1a2b3c. */
+export const VERSION_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z-[0-9a-f]{6}$/;
+
+export const pointerSchema = z.object({
+  version: z.string().regex(VERSION_PATTERN),
+  publishedAt: z.string(),
+});
+export type Pointer = z.infer<typeof pointerSchema>;
+
+export const manifestSchema = z.object({
+  format: z.literal(1),
+  game: z.string(),
+  version: z.string().regex(VERSION_PATTERN),
+  createdAt: z.string(),
+  totalHits: z.number().int().nonnegative(),
+  /** hitsPerPage values whose pages are pre-rendered (others are assembled from the hits pack). */
+  hitsPerPage: z.array(z.number().int().min(1).max(1000)),
+  /** Key that signs this version's cursors (base64url). Operator-private like the rest of storage. */
+  cursorKey: z.string().min(16),
+  /** Every other file of the version, with its size and SHA-256. */
+  files: z.record(z.string(), z.object({ size: z.number().int().nonnegative(), sha256: z.string().length(64) })),
+});
+export type Manifest = z.infer<typeof manifestSchema>;
+
+export const INDEX_FILE = 'index.bin';
+export const PACK_CARDS = 'cards';
+export const PACK_HITS = 'hits';
+export const pagesPack = (hitsPerPage: number) => `pages-${hitsPerPage}`;
+
+export const DEFAULT_HITS_PER_PAGE = [1, 100, 1000] as const;
+export const DEFAULT_SEGMENT_BYTES = 16 * 1024 * 1024;

@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { constants, brotliCompress, gzip } from 'node:zlib';
+import { promisify } from 'node:util';
+
+/**
+ * The exact bytes of responses that come out of a snapshot. The builder pre-renders with these and
+ * the gateway assembles non-pre-rendered pages with the same functions, so both give equal bytes.
+ */
+const PAGE_HEAD = Buffer.from('{"data":{"hits":[');
+
+export function pageTail(cursor: string | null, totalHits: number): Buffer {
+  return Buffer.from(`],"cursor":${cursor === null ? 'null' : JSON.stringify(cursor)},"totalHits":${totalHits}}}`);
+}
+
+/** A page from its hit bodies, already joined by commas. */
+export function pageBody(joinedHits: Uint8Array[], cursor: string | null, totalHits: number): Buffer {
+  return Buffer.concat([PAGE_HEAD, ...joinedHits, pageTail(cursor, totalHits)]);
+}
+
+export function cardBody(cardJson: string): Buffer {
+  return Buffer.from(`{"data":${cardJson}}`);
+}
+
+/** Strong entity tag value (without quotes) of bytes. */
+export function contentTag(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(bytes).digest('base64url').slice(0, 22);
+}
+
+/** Pages are immutable per (game, version, hitsPerPage, page), so their tag follows from those. */
+export function pageTag(game: string, version: string, hitsPerPage: number, page: number): string {
+  return contentTag(`${game}|${version}|${hitsPerPage}|${page}`);
+}
+
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
+
+export function compressGzip(body: Uint8Array): Promise<Buffer> {
+  return gzipAsync(body, { level: 6 });
+}
+
+export function compressBrotli(body: Uint8Array): Promise<Buffer> {
+  return brotliAsync(body, {
+    params: {
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      [constants.BROTLI_PARAM_QUALITY]: 6,
+      [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+    },
+  });
+}

@@ -1,0 +1,58 @@
+/**
+ * One interface for every place a snapshot can live (in the spirit of unjs/unstorage): the
+ * builder writes through it, the gateway reads through it. Keys are '/'-separated paths relative
+ * to the driver's root, never starting with '/'.
+ */
+export interface StorageDriver {
+  /** Where this driver points, for logs and messages: a folder path or s3://bucket/prefix. */
+  readonly location: string;
+  /** The whole object, or null when it does not exist. */
+  get(key: string): Promise<StoredObject | null>;
+  /** `length` bytes from `offset`. Throws when the object does not exist or is shorter. */
+  getRange(key: string, offset: number, length: number): Promise<Uint8Array>;
+  /** Size and entity tag, or null when the object does not exist. */
+  head(key: string): Promise<ObjectInfo | null>;
+  /**
+   * Writes the object whole (readers never see a partial object). With a precondition, the write
+   * happens only if it holds, atomically; otherwise PreconditionFailedError is thrown.
+   */
+  put(key: string, body: Uint8Array, options?: PutOptions): Promise<ObjectInfo>;
+  /** Every key under the prefix (a folder-like prefix ending in '/' or ''), in no set order. */
+  list(prefix: string): Promise<string[]>;
+  /** Removes the object; removing a missing object is not an error. */
+  delete(key: string): Promise<void>;
+  /** Releases handles and connections. */
+  close?(): Promise<void>;
+}
+
+export interface ObjectInfo {
+  size: number;
+  /** Opaque entity tag: changes whenever the content changes. */
+  etag: string;
+}
+
+export interface StoredObject extends ObjectInfo {
+  body: Uint8Array;
+}
+
+export interface PutOptions {
+  /** '*': only create, never overwrite. */
+  ifNoneMatch?: '*';
+  /** Only overwrite the object whose current entity tag is this one. */
+  ifMatch?: string;
+  contentType?: string;
+}
+
+export class PreconditionFailedError extends Error {
+  constructor(key: string) {
+    super(`precondition failed writing ${key}: it was changed by someone else`);
+    this.name = 'PreconditionFailedError';
+  }
+}
+
+export class StorageUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StorageUnavailableError';
+  }
+}

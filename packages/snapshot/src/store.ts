@@ -1,0 +1,302 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { parseCursor, verifyCursor, encodeCursor, type CursorPosition } from './cursor.ts';
+import { INDEX_FILE, PACK_CARDS, PACK_HITS, VERSION_PATTERN, layout, manifestSchema, pagesPack, pointerSchema, type Encoding, type Manifest } from './layout.ts';
+import { decodeIndex, type PackEntries, type VersionIndex } from './pack.ts';
+import { compressBrotli, compressGzip, pageBody, pageTag } from './render.ts';
+import type { StorageDriver } from './storage/driver.ts';
+
+/** Bytes ready to send, with the entity tag of their identity form. */
+export interface Body {
+  bytes: Uint8Array;
+  etag: string;
+  encoding: Encoding;
+}
+
+export interface SnapshotStoreOptions {
+  /** Bytes of page and card bodies kept in memory. */
+  cacheBytes?: number;
+  /** How long a game's current-version pointer is trusted before it is read again. */
+  pointerTtlMs?: number;
+  /** Loaded versions kept per store (each holds its index in memory). */
+  maxVersions?: number;
+  onError?: (error: unknown, context: string) => void;
+}
+
+interface PointerState {
+  version: SnapshotVersion | null;
+  checkedAt: number;
+  refreshing: Promise<void> | null;
+}
+
+export class SnapshotError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SnapshotError';
+  }
+}
+
+/**
+ * The gateway's view of a snapshot location: the current version of each game (re-read every
+ * `pointerTtlMs`, so a new build is served without a restart), older versions on demand (walks in
+ * progress finish on the version they started), and a byte-bounded cache of bodies.
+ */
+export class SnapshotStore {
+  readonly cache: LRUCache<string, Uint8Array>;
+  private readonly pointers = new Map<string, PointerState>();
+  private readonly versions: LRUCache<string, Promise<SnapshotVersion | null>>;
+  private readonly pending = new Map<string, Promise<Uint8Array>>();
+  private readonly pointerTtlMs: number;
+  readonly stats = { hits: 0, misses: 0 };
+
+  constructor(readonly driver: StorageDriver, private readonly options: SnapshotStoreOptions = {}) {
+    this.cache = new LRUCache<string, Uint8Array>({
+      maxSize: options.cacheBytes ?? 128 * 1024 * 1024,
+      sizeCalculation: (value, key) => value.byteLength + key.length + 64,
+    });
+    this.versions = new LRUCache({ max: options.maxVersions ?? 16, ttl: 0 });
+    this.pointerTtlMs = options.pointerTtlMs ?? 1000;
+  }
+
+  /**
+   * The current version of a game, or null when none was ever published. A stale pointer is
+   * refreshed in the background while the version already loaded keeps being served.
+   */
+  async current(game: string): Promise<SnapshotVersion | null> {
+    let state = this.pointers.get(game);
+    if (!state) {
+      state = { version: null, checkedAt: 0, refreshing: null };
+      this.pointers.set(game, state);
+    }
+    const stale = Date.now() - state.checkedAt >= this.pointerTtlMs;
+    if (stale && !state.refreshing) state.refreshing = this.refreshPointer(game, state);
+    if (state.version === null && state.refreshing) await state.refreshing;
+    return state.version;
+  }
+
+  private async refreshPointer(game: string, state: PointerState): Promise<void> {
+    try {
+      const object = await this.driver.get(layout.pointer(game));
+      if (object) {
+        const pointer = pointerSchema.parse(JSON.parse(Buffer.from(object.body).toString('utf8')));
+        if (state.version?.version !== pointer.version) {
+          const loaded = await this.version(game, pointer.version);
+          if (!loaded) throw new SnapshotError(`${game}: current version ${pointer.version} cannot be loaded`);
+          state.version = loaded;
+        }
+      }
+      state.checkedAt = Date.now();
+    } catch (error) {
+      // Keep serving what is loaded; try again on a later request.
+      this.options.onError?.(error, `refreshing the current version of ${game}`);
+      if (state.version === null) throw error;
+    } finally {
+      state.refreshing = null;
+    }
+  }
+
+  /** A specific version, or null when it does not exist (never built, or deleted). */
+  version(game: string, version: string): Promise<SnapshotVersion | null> {
+    if (!VERSION_PATTERN.test(version)) return Promise.resolve(null);
+    const key = `${game}/${version}`;
+    let loading = this.versions.get(key);
+    if (!loading) {
+      loading = this.loadVersion(game, version);
+      this.versions.set(key, loading);
+      // A failure is not remembered: the next request tries storage again.
+      loading.catch(() => this.versions.delete(key));
+    }
+    return loading;
+  }
+
+  private async loadVersion(game: string, version: string): Promise<SnapshotVersion | null> {
+    const manifestObject = await this.driver.get(layout.manifest(game, version));
+    if (!manifestObject) return null;
+    const manifest = manifestSchema.parse(JSON.parse(Buffer.from(manifestObject.body).toString('utf8')));
+    if (manifest.game !== game || manifest.version !== version) {
+      throw new SnapshotError(`${layout.manifest(game, version)} describes ${manifest.game}/${manifest.version}`);
+    }
+    const indexObject = await this.driver.get(layout.file(game, version, INDEX_FILE));
+    const expected = manifest.files[INDEX_FILE];
+    if (!indexObject || !expected) throw new SnapshotError(`${game}/${version}: index is missing`);
+    const sha256 = createHash('sha256').update(indexObject.body).digest('hex');
+    if (sha256 !== expected.sha256) throw new SnapshotError(`${game}/${version}: index checksum does not match the manifest`);
+    return new SnapshotVersion(this, manifest, decodeIndex(indexObject.body));
+  }
+
+  /** Bytes of one object range, from the cache or (once, however many ask at the same time) storage. */
+  async read(key: string, offset: number, length: number): Promise<Uint8Array> {
+    const cacheKey = `${key}@${offset}`;
+    const cached = this.cache.get(cacheKey);
+    if (cached) {
+      this.stats.hits += 1;
+      return cached;
+    }
+    return this.shared(cacheKey, async () => {
+      this.stats.misses += 1;
+      return this.driver.getRange(key, offset, length);
+    });
+  }
+
+  /** Runs `load` once for concurrent callers of the same key and caches its result. */
+  async shared(cacheKey: string, load: () => Promise<Uint8Array>): Promise<Uint8Array> {
+    const cached = this.cache.get(cacheKey);
+    if (cached) return cached;
+    let pending = this.pending.get(cacheKey);
+    if (!pending) {
+      pending = load()
+        .then((bytes) => {
+          this.cache.set(cacheKey, bytes);
+          return bytes;
+        })
+        .finally(() => this.pending.delete(cacheKey));
+      this.pending.set(cacheKey, pending);
+    }
+    return pending;
+  }
+
+  /** Games with a current version, for readiness checks and metrics. */
+  loadedVersions(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [game, state] of this.pointers) if (state.version) out[game] = state.version.version;
+    return out;
+  }
+}
+
+export type CursorCheck =
+  | { ok: true; version: SnapshotVersion; page: number }
+  | { ok: false };
+
+/** One immutable version of one game's snapshot. */
+export class SnapshotVersion {
+  readonly game: string;
+  readonly version: string;
+  readonly totalHits: number;
+  private readonly cursorKey: Buffer;
+  private cardPositions: Map<string, number> | null = null;
+  private readonly parsedCards = new LRUCache<string, Record<string, unknown>>({ max: 20_000 });
+
+  constructor(private readonly store: SnapshotStore, readonly manifest: Manifest, private readonly index: VersionIndex) {
+    this.game = manifest.game;
+    this.version = manifest.version;
+    this.totalHits = manifest.totalHits;
+    this.cursorKey = Buffer.from(manifest.cursorKey, 'base64url');
+  }
+
+  pageCount(hitsPerPage: number): number {
+    return Math.max(1, Math.ceil(this.totalHits / hitsPerPage));
+  }
+
+  isPrerendered(hitsPerPage: number): boolean {
+    return this.index.pages[String(hitsPerPage)] !== undefined;
+  }
+
+  /** Entity tag of a page (the same for every encoding of it, before the encoding suffix). */
+  pageTag(hitsPerPage: number, page: number): string {
+    return pageTag(this.game, this.version, hitsPerPage, page);
+  }
+
+  private file(pack: string, encoding: Encoding, segment: number): string {
+    return layout.file(this.game, this.version, layout.segment(pack, encoding, segment));
+  }
+
+  private readEntry(pack: string, encoding: Encoding, entries: PackEntries, i: number): Promise<Uint8Array> {
+    return this.store.read(this.file(pack, encoding, entries.seg[i]!), entries.off[i]!, entries.len[i]!);
+  }
+
+  /**
+   * One page of the walk. Pre-rendered pages come as stored, in the requested encoding; other
+   * hitsPerPage values are assembled from the hits pack (a few range reads, no parsing) and
+   * compressed once, then cached like any other body.
+   */
+  async page(hitsPerPage: number, page: number, encoding: Encoding): Promise<Body> {
+    const etag = this.pageTag(hitsPerPage, page);
+    const pages = this.index.pages[String(hitsPerPage)];
+    if (pages) {
+      const bytes = await this.readEntry(pagesPack(hitsPerPage), encoding, pages.encodings[encoding], page);
+      return { bytes, etag, encoding };
+    }
+    const key = `${this.game}/${this.version}/assembled/${hitsPerPage}/${page}/${encoding}`;
+    const bytes = await this.store.shared(key, async () => {
+      const identity = await this.assemblePage(hitsPerPage, page);
+      if (encoding === 'br') return compressBrotli(identity);
+      if (encoding === 'gzip') return compressGzip(identity);
+      return identity;
+    });
+    return { bytes, etag, encoding };
+  }
+
+  private async assemblePage(hitsPerPage: number, page: number): Promise<Buffer> {
+    const from = page * hitsPerPage;
+    const to = Math.min(this.totalHits, from + hitsPerPage);
+    const hits = this.index.hits;
+    // Consecutive hits of one segment are one range read (each hit is stored followed by ',').
+    const reads: Promise<Uint8Array>[] = [];
+    let i = from;
+    while (i < to) {
+      const segment = hits.seg[i]!;
+      let j = i;
+      while (j + 1 < to && hits.seg[j + 1] === segment) j += 1;
+      const start = hits.off[i]!;
+      const end = hits.off[j]! + hits.len[j]! + 1;
+      reads.push(this.store.read(this.file(PACK_HITS, 'identity', segment), start, end - start));
+      i = j + 1;
+    }
+    const parts = await Promise.all(reads);
+    const last = parts.length - 1;
+    if (last >= 0) parts[last] = parts[last]!.subarray(0, parts[last]!.length - 1); // drop the final ','
+    const next = page + 1 < this.pageCount(hitsPerPage) ? this.cursorFor(hitsPerPage, page + 1) : null;
+    return pageBody(parts, next, this.totalHits);
+  }
+
+  cursorFor(hitsPerPage: number, page: number): string {
+    return encodeCursor(this.cursorKey, { game: this.game, hitsPerPage, version: this.version, page });
+  }
+
+  verify(position: CursorPosition & { signature: Buffer; payload: string }): boolean {
+    return verifyCursor(this.cursorKey, position);
+  }
+
+  private position(id: string): number | undefined {
+    if (!this.cardPositions) {
+      this.cardPositions = new Map(this.index.cards.ids.map((cardId, i) => [cardId, i]));
+    }
+    return this.cardPositions.get(id);
+  }
+
+  hasCard(id: string): boolean {
+    return this.position(id) !== undefined;
+  }
+
+  /** The stored response body of GET /cards/{id}, or null when the card is not in this version. */
+  async card(id: string, encoding: Encoding): Promise<Body | null> {
+    const i = this.position(id);
+    if (i === undefined) return null;
+    const bytes = await this.readEntry(PACK_CARDS, encoding, this.index.cards.encodings[encoding], i);
+    return { bytes, etag: this.index.cards.etags[i]!, encoding };
+  }
+
+  /** The card as an object (decks need names, types and images), or null when it is not here. */
+  async cardRecord(id: string): Promise<Record<string, unknown> | null> {
+    const cached = this.parsedCards.get(id);
+    if (cached) return cached;
+    const body = await this.card(id, 'identity');
+    if (!body) return null;
+    const record = (JSON.parse(Buffer.from(body.bytes).toString('utf8')) as { data: Record<string, unknown> }).data;
+    this.parsedCards.set(id, record);
+    return record;
+  }
+}
+
+/**
+ * Resolves a client's cursor to the version and page it points at, checking signature, game and
+ * hitsPerPage. Anything else (malformed, tampered, foreign, or for a version no longer kept) is
+ * `{ ok: false }`.
+ */
+export async function resolveCursor(store: SnapshotStore, token: string, game: string, hitsPerPage: number): Promise<CursorCheck> {
+  const parsed = parseCursor(token);
+  if (!parsed || parsed.game !== game || parsed.hitsPerPage !== hitsPerPage) return { ok: false };
+  const version = await store.version(game, parsed.version);
+  if (!version || !version.verify(parsed) || parsed.page >= version.pageCount(hitsPerPage)) return { ok: false };
+  return { ok: true, version, page: parsed.page };
+}

@@ -1,0 +1,160 @@
+/**
+ * Card-serving benchmark. Prints, from one run on this machine:
+ *   - requests/s and MB/s of the gateway serving a hitsPerPage=100 page and a hitsPerPage=1000 page
+ *     (keep-alive, 50 connections, valid key, identity and brotli), and of a hitsPerPage that is not
+ *     pre-rendered, each against a bare node:http server sending the same bytes from memory;
+ *   - `snapdeck build` of a 100,000-card generated catalog: seconds and peak RSS;
+ *   - gateway RSS serving the default catalog, after the load.
+ *
+ * Usage: npm run bench:cards [-- --seconds 10 --skip-build]
+ */
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { once } from 'node:events';
+import { KeyStore, openDatabase } from '@snapdeck/gateway';
+import { generateCatalog, writeDefaultCatalog } from '../generate-catalog.ts';
+import { ensureWrk, runWrk, type WrkResult } from './lib/wrk.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cli = join(root, 'packages', 'cli', 'bin', 'snapdeck.js');
+const args = process.argv.slice(2);
+const seconds = Number(args[args.indexOf('--seconds') + 1] || 0) || 8;
+const skipBuild = args.includes('--skip-build');
+const CONNECTIONS = 50;
+
+const work = await mkdtemp(join(tmpdir(), 'snapdeck-bench-'));
+const children: ChildProcess[] = [];
+process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+
+function run(command: string, argv: string[], env: Record<string, string> = {}): void {
+  const result = spawnSync(command, argv, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } });
+  if (result.status !== 0) throw new Error(`${command} ${argv.join(' ')} failed`);
+}
+
+async function waitForHttp(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function rssMB(pid: number): { rss: number; peak: number } {
+  const status = spawnSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }).stdout;
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+ensureWrk();
+console.log(`snapdeck card benchmark — ${new Date().toISOString()}, node ${process.version}, wrk ${CONNECTIONS} connections, ${seconds} s per run\n`);
+
+// 1. The default catalog, built to a fresh folder, served by `snapdeck serve` in its own process.
+const catalogDir = join(work, 'catalog');
+await writeDefaultCatalog(catalogDir);
+run(process.execPath, [cli, 'build', '--catalog', catalogDir, '--out', join(work, 'snapshots')]);
+const dbFile = join(work, 'bench.db');
+const db = openDatabase(dbFile);
+const key = new KeyStore(db).create({ name: 'bench', quota: 1_000_000_000 }).key;
+db.close();
+
+const gatewayPort = 18787;
+const gateway = spawn(process.execPath, [cli, 'serve', '--port', String(gatewayPort), '--snapshots', join(work, 'snapshots'), '--db', dbFile], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+  env: { ...process.env, LOG_LEVEL: 'silent' },
+});
+children.push(gateway);
+const base = `http://127.0.0.1:${gatewayPort}/v1`;
+await waitForHttp(`${base}/openapi.json`);
+
+/** The URL of the second page (reached by cursor, like a real walk) for a hitsPerPage. */
+async function secondPage(hitsPerPage: number): Promise<string> {
+  const first = (await (await fetch(`${base}/games/digimon/cards?hitsPerPage=${hitsPerPage}`, { headers: { 'X-API-Key': key } })).json()) as { data: { cursor: string } };
+  return `${base}/games/digimon/cards?hitsPerPage=${hitsPerPage}&cursor=${encodeURIComponent(first.data.cursor)}`;
+}
+
+async function bytesOf(url: string, encoding: string): Promise<Buffer> {
+  // node:http, not fetch: fetch would decode the body.
+  const { request } = await import('node:http');
+  return new Promise((resolveBody, reject) => {
+    request(url, { headers: { 'X-API-Key': key, 'Accept-Encoding': encoding } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolveBody(Buffer.concat(chunks)));
+    }).on('error', reject).end();
+  });
+}
+
+interface Row { scenario: string; gateway: WrkResult; bare: WrkResult; ratio: number; target: number }
+const rows: Row[] = [];
+let barePort = 19787;
+
+for (const [label, hitsPerPage, encoding, target] of [
+  ['hitsPerPage=100, identity', 100, 'identity', 0.8],
+  ['hitsPerPage=100, brotli', 100, 'br', 0.8],
+  ['hitsPerPage=1000, identity', 1000, 'identity', 0.8],
+  ['hitsPerPage=1000, brotli', 1000, 'br', 0.8],
+  ['hitsPerPage=250 (not pre-rendered), identity', 250, 'identity', 0.6],
+] as const) {
+  const url = await secondPage(hitsPerPage);
+  const body = await bytesOf(url, encoding);
+  const bodyFile = join(work, `body-${hitsPerPage}-${encoding}`);
+  await writeFile(bodyFile, body);
+  const port = barePort++;
+  const bare = fork(join(root, 'scripts', 'bench', 'lib', 'bare-server.ts'), [String(port), bodyFile, encoding], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  children.push(bare);
+  await once(bare, 'message');
+  const headers = { 'X-API-Key': key, 'Accept-Encoding': encoding };
+  runWrk(url, { connections: CONNECTIONS, seconds: 2, headers }); // warm-up
+  const gatewayResult = runWrk(url, { connections: CONNECTIONS, seconds, headers });
+  runWrk(`http://127.0.0.1:${port}/`, { connections: CONNECTIONS, seconds: 2, headers });
+  const bareResult = runWrk(`http://127.0.0.1:${port}/`, { connections: CONNECTIONS, seconds, headers });
+  bare.kill();
+  if (gatewayResult.non2xx > 0) throw new Error(`${label}: the gateway answered ${gatewayResult.non2xx} non-2xx responses`);
+  rows.push({ scenario: `${label} (${(body.length / 1024).toFixed(0)} KiB)`, gateway: gatewayResult, bare: bareResult, ratio: gatewayResult.requestsPerSecond / bareResult.requestsPerSecond, target });
+}
+
+const gatewayMemory = rssMB(gateway.pid!);
+gateway.kill('SIGTERM');
+
+console.log('| scenario | gateway req/s | gateway MB/s | bare req/s | bare MB/s | ratio | target |');
+console.log('|---|---:|---:|---:|---:|---:|---:|');
+for (const r of rows) {
+  console.log(
+    `| ${r.scenario} | ${r.gateway.requestsPerSecond.toFixed(0)} | ${r.gateway.megabytesPerSecond.toFixed(0)} | ${r.bare.requestsPerSecond.toFixed(0)} | ${r.bare.megabytesPerSecond.toFixed(0)} | ${r.ratio.toFixed(2)}× | ≥ ${r.target}× ${r.ratio >= r.target ? 'ok' : 'MISSED'} |`,
+  );
+}
+console.log(`\ngateway RSS after the load, default catalog (${'all four games'}): ${gatewayMemory.rss.toFixed(0)} MB (peak ${gatewayMemory.peak.toFixed(0)} MB); target < 300 MB ${gatewayMemory.peak < 300 ? 'ok' : 'MISSED'}`);
+
+// 2. Build of a 100,000-card catalog, in its own process, through the CLI.
+if (!skipBuild) {
+  const bigDir = join(work, 'big');
+  const file = join(bigDir, 'digimon.jsonl');
+  await (await import('node:fs/promises')).mkdir(bigDir, { recursive: true });
+  const out = createWriteStream(file);
+  for (const card of generateCatalog({ game: 'digimon', count: 100_000, seed: 42 })) {
+    if (!out.write(`${JSON.stringify(card)}\n`)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  const size = (await readFile(file)).length;
+  const started = performance.now();
+  const result = spawnSync('/bin/sh', ['-c', `node ${JSON.stringify(cli)} build --catalog ${JSON.stringify(bigDir)} --out ${JSON.stringify(join(work, 'big-snapshots'))} & pid=$!; peak=0; while kill -0 $pid 2>/dev/null; do r=$(awk '/VmHWM/{print $2}' /proc/$pid/status 2>/dev/null); [ -n "$r" ] && peak=$r; sleep 0.2; done; wait $pid; echo "peak_kb=$peak"`], { encoding: 'utf8' });
+  const elapsed = (performance.now() - started) / 1000;
+  if (result.status !== 0) throw new Error(`100k build failed: ${result.stderr}`);
+  const peakMB = Number(/peak_kb=(\d+)/.exec(result.stdout)?.[1] ?? NaN) / 1024;
+  console.log(`\nsnapdeck build, 100,000 generated digimon cards (${(size / 1e6).toFixed(0)} MB of JSONL): ${elapsed.toFixed(1)} s (target < 60 s ${elapsed < 60 ? 'ok' : 'MISSED'}), peak RSS ${peakMB.toFixed(0)} MB (target < 1024 MB ${peakMB < 1024 ? 'ok' : 'MISSED'})`);
+}
+
+await rm(work, { recursive: true, force: true });
+process.exit(0);

@@ -1,0 +1,46 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+
+/** wrk is the load generator (autocannon saturates below what node:http can serve here). */
+export function ensureWrk(): string {
+  const found = spawnSync('sh', ['-c', 'command -v wrk'], { encoding: 'utf8' }).stdout.trim();
+  if (found) return found;
+  console.error('wrk is not installed; installing it with apt-get (Debian package "wrk") …');
+  execFileSync('sh', ['-c', '(apt-get update -qq || true) && apt-get install -y -qq wrk'], { stdio: 'inherit' });
+  return 'wrk';
+}
+
+export interface WrkResult {
+  requestsPerSecond: number;
+  megabytesPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+}
+
+function toMs(value: string): number {
+  const m = /^([\d.]+)(us|ms|s|m)$/.exec(value.trim());
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 'ms' ? n : m[2] === 's' ? n * 1000 : n * 60000;
+}
+
+function toMB(value: string): number {
+  const m = /^([\d.]+)([KMG]?B)$/.exec(value.trim());
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === 'KB' ? n / 1024 : m[2] === 'MB' ? n : m[2] === 'GB' ? n * 1024 : n / 1024 / 1024;
+}
+
+/** Runs wrk with keep-alive connections; returns its figures. */
+export function runWrk(url: string, options: { connections: number; seconds: number; threads?: number; headers?: Record<string, string> }): WrkResult {
+  const args = ['-t', String(options.threads ?? 2), '-c', String(options.connections), '-d', `${options.seconds}s`, '--latency'];
+  for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
+  args.push(url);
+  const out = execFileSync(ensureWrk(), args, { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const transfer = /Transfer\/sec:\s+(\S+)/.exec(out)?.[1] ?? '';
+  const p50 = /\s50%\s+(\S+)/.exec(out)?.[1] ?? '';
+  const p99 = /\s99%\s+(\S+)/.exec(out)?.[1] ?? '';
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  return { requestsPerSecond: rps, megabytesPerSecond: toMB(transfer), p50Ms: toMs(p50), p99Ms: toMs(p99), non2xx };
+}

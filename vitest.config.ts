@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // Test files start real servers and write real files: keep them apart, two at a time.
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
