@@ -51,6 +51,7 @@ if (!demoKey || !keys.authenticate(demoKey)) {
 }
 const demo = await seedDemo(db);
 db.close();
+const sampleCardId = (JSON.parse(readFileSync(join(catalogDir, 'digimon.jsonl'), 'utf8').split('\n', 1)[0]!) as { id: string }).id;
 
 // 4. Serve.
 const gateway = await startGateway({ port, host, snapshots: snapshotsDir, db: dbFile });
@@ -61,7 +62,7 @@ snapdeck is serving ${base}  (Ctrl-C to stop)
 Try:
   curl -s -H 'X-API-Key: ${demoKey}' '${base}/games'
   curl -s -H 'X-API-Key: ${demoKey}' '${base}/games/digimon/cards?hitsPerPage=2'
-  curl -s -H 'X-API-Key: ${demoKey}' '${base}/games/digimon/cards/BT1-010'${demo.lines.map((line) => `\n  ${line.replaceAll('{base}', base).replaceAll('{key}', demoKey)}`).join('')}
+  curl -s -H 'X-API-Key: ${demoKey}' '${base}/games/digimon/cards/${sampleCardId}'${demo.lines.map((line) => `\n  ${line.replaceAll('{base}', base).replaceAll('{key}', demoKey)}`).join('')}
   curl -s '${base}/openapi.json'
 `);
 const stop = () => gateway.close().then(() => process.exit(0));

@@ -126,7 +126,7 @@ export class SnapshotStore {
 
   /** Bytes of one object range, from the cache or (once, however many ask at the same time) storage. */
   async read(key: string, offset: number, length: number): Promise<Uint8Array> {
-    const cacheKey = `${key}@${offset}`;
+    const cacheKey = `${key}@${offset}+${length}`;
     const cached = this.cache.get(cacheKey);
     if (cached) {
       this.stats.hits += 1;

@@ -4,7 +4,7 @@
  */
 
 /** Smallest and largest instants whose ISO form has a four-digit year (0000 … 9999). */
-const MIN_MS = Date.UTC(0, 0, 1) - Date.UTC(1900, 0, 1) + Date.UTC(1900, 0, 1); // year 0000 (Date.UTC maps 0 to 1900)
+const MIN_MS = -62_167_219_200_000; // 0000-01-01T00:00:00.000Z
 const MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /**
@@ -20,7 +20,10 @@ const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(
 export function parseIsoMs(text: string): number | null {
   const match = ISO_DATE_TIME.exec(text);
   if (!match) return null;
-  const [, year, month, day, hour, minute, second = '0', fraction = '', zone] = match as unknown as [string, string, string, string, string, string, string?, string?, string];
+  const [, year, month, day, hour, minute] = match as unknown as [string, string, string, string, string, string];
+  const second = match[6] ?? '0';
+  const fraction = match[7] ?? '';
+  const zone = match[8]!;
   const y = Number(year);
   const mo = Number(month);
   const d = Number(day);

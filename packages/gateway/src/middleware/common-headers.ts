@@ -30,13 +30,8 @@ export function commonHeaders() {
     c.header('Access-Control-Allow-Origin', '*');
     c.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
     c.header('X-Request-Id', requestId);
+    // Set before the handlers run: c.body() (also in the not-found and error handlers) folds
+    // them into the response without rebuilding it.
     await next();
-    // Responses made outside c.body (the error and not-found handlers) get the headers here.
-    if (!c.res.headers.has('X-Content-Type-Options')) {
-      c.res.headers.set('X-Content-Type-Options', 'nosniff');
-      c.res.headers.set('Access-Control-Allow-Origin', '*');
-      c.res.headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-      c.res.headers.set('X-Request-Id', requestId);
-    }
   });
 }

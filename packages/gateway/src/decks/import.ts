@@ -1,0 +1,225 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { z } from 'zod';
+import { CARD_ID_PATTERN, GAME_SLUGS, UUID_V4 } from '@snapdeck/contract';
+import type { Db } from '../db/database.ts';
+import { parseIsoMs } from './timestamps.ts';
+import { VISIBILITIES } from './types.ts';
+
+/**
+ * Deck import (decisions.md "Operator interface", "Deck import line"): JSON Lines, one deck per
+ * line, upserted by id; `{"id": ..., "deleted": true}` removes a deck with its cards and tokens.
+ *
+ * All or nothing: the whole file is one transaction, and the first bad line aborts it with its
+ * line number and reason, leaving the database exactly as it was. Lines are validated as they are
+ * read and written in batches, so memory stays flat however large the file is.
+ *
+ * Choices beyond the contract (documented here and tested in import.test.ts):
+ * - ids are UUID v4 in any case, stored in lower case; a deck id appearing twice is upserted
+ *   twice (the later line wins), a delete of an unknown id is counted as `notFound`, not an error;
+ * - timestamps need an explicit zone (`Z` or `±hh:mm`), are kept to the millisecond in UTC, and
+ *   updatedAt may not be earlier than createdAt;
+ * - name 1–200 and ownerDisplayName 1–100 characters (untrusted text, stored as given);
+ * - cards may be empty (a deck being built), at most 1000 entries, quantity 1–999;
+ * - zoneId is optional (null counts as absent); when present it is a lowercase dash-separated
+ *   word like `digi-egg`, at most 64 characters, because it is printed as a header in text
+ *   exports, where a newline or `//` inside it would forge lines;
+ * - unknown members are rejected, so a misspelt `copycount` cannot silently default to 0;
+ * - blank lines are skipped (a trailing newline is not a deck).
+ */
+
+export type ImportSource = Iterable<string> | AsyncIterable<string>;
+
+export interface ImportResult {
+  upserted: number;
+  deleted: number;
+  /** Delete lines naming a deck that does not exist. */
+  notFound: number;
+  /** Lines read, blank ones included. */
+  lines: number;
+  elapsedMs: number;
+}
+
+export class DeckImportError extends Error {
+  constructor(
+    readonly line: number,
+    readonly reason: string,
+  ) {
+    super(`line ${line}: ${reason}`);
+    this.name = 'DeckImportError';
+  }
+}
+
+const deckId = z
+  .string()
+  .regex(UUID_V4, 'must be a UUID v4')
+  .transform((id) => id.toLowerCase());
+
+const timestamp = z.string().transform((text, ctx) => {
+  const ms = parseIsoMs(text);
+  if (ms === null) {
+    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time with a zone, like 2026-01-31T12:00:00.000Z' });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const counter = z.number().int('must be an integer').nonnegative('must not be negative').max(Number.MAX_SAFE_INTEGER).default(0);
+
+const cardEntry = z.strictObject({
+  cardId: z.string().regex(CARD_ID_PATTERN, 'must match ^[A-Za-z0-9_-]{1,100}$'),
+  quantity: z.number().int('must be an integer').min(1, 'must be at least 1').max(999, 'must be at most 999'),
+  zoneId: z
+    .string()
+    .max(64, 'must be at most 64 characters')
+    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a lowercase dash-separated word, like main or digi-egg')
+    .nullish(),
+});
+
+export const deckLineSchema = z
+  .strictObject({
+    id: deckId,
+    gameId: z.enum(GAME_SLUGS, `must be one of ${GAME_SLUGS.join(', ')}`),
+    name: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+    ownerDisplayName: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+    visibility: z.enum(VISIBILITIES, 'must be public or private'),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    copyCount: counter,
+    viewCount: counter,
+    likeCount: counter,
+    cards: z.array(cardEntry).max(1000, 'must have at most 1000 entries'),
+  })
+  .refine((deck) => deck.updatedAt >= deck.createdAt, { message: 'must not be earlier than createdAt', path: ['updatedAt'] });
+
+export const deleteLineSchema = z.strictObject({ id: deckId, deleted: z.literal(true, 'must be true') });
+
+export type DeckLine = z.output<typeof deckLineSchema>;
+export type ParsedLine = { kind: 'upsert'; deck: DeckLine } | { kind: 'delete'; id: string };
+
+function formatIssue(issue: z.core.$ZodIssue): string {
+  let path = '';
+  for (const key of issue.path) path += typeof key === 'number' ? `[${key}]` : path ? `.${String(key)}` : String(key);
+  return path ? `${path}: ${issue.message}` : issue.message;
+}
+
+/** Parses and validates one line; throws a plain Error with the reason (no line number). */
+export function parseDeckLine(text: string): ParsedLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('must be a JSON object');
+  const isDelete = 'deleted' in value;
+  const result = isDelete ? deleteLineSchema.safeParse(value) : deckLineSchema.safeParse(value);
+  if (!result.success) throw new Error(result.error.issues.map(formatIssue).join('; '));
+  return isDelete ? { kind: 'delete', id: (result.data as { id: string }).id } : { kind: 'upsert', deck: result.data as DeckLine };
+}
+
+/** Lines validated before a batch is written; big enough to amortise, small enough to stay flat. */
+const BATCH = 2000;
+
+function writer(db: Db) {
+  const upsertDeck = db.prepare<unknown[], { seq: number }>(`
+    INSERT INTO decks (id, game_id, name, owner_display_name, visibility, created_at, updated_at, copy_count, view_count, like_count)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (id) DO UPDATE SET
+      game_id = excluded.game_id, name = excluded.name, owner_display_name = excluded.owner_display_name,
+      visibility = excluded.visibility, created_at = excluded.created_at, updated_at = excluded.updated_at,
+      copy_count = excluded.copy_count, view_count = excluded.view_count, like_count = excluded.like_count
+    RETURNING seq`);
+  const deleteCards = db.prepare<[number]>('DELETE FROM deck_cards WHERE deck_seq = ?');
+  const insertCard = db.prepare<[number, number, string, number, string | null]>(
+    'INSERT INTO deck_cards (deck_seq, position, card_id, quantity, zone_id) VALUES (?, ?, ?, ?, ?)',
+  );
+  const seqOf = db.prepare<[string], { seq: number }>('SELECT seq FROM decks WHERE id = ?');
+  const deleteTokens = db.prepare<[number]>('DELETE FROM deck_tokens WHERE deck_seq = ?');
+  const deleteDeck = db.prepare<[number]>('DELETE FROM decks WHERE seq = ?');
+  const maxSeq = db.prepare<[], { m: number | null }>('SELECT MAX(seq) AS m FROM decks');
+
+  // Decks created by this import whose (empty) card list needs no delete: saves a b-tree seek
+  // per new deck, which is most of them in a bulk load.
+  let firstNewSeq = Infinity;
+  const touched = new Set<number>();
+
+  return {
+    begin() {
+      firstNewSeq = (maxSeq.get()?.m ?? 0) + 1;
+      touched.clear();
+    },
+    write(line: ParsedLine): 'upserted' | 'deleted' | 'notFound' {
+      if (line.kind === 'delete') {
+        const row = seqOf.get(line.id);
+        if (!row) return 'notFound';
+        // Explicit child deletes: correct even on a connection opened without foreign_keys.
+        deleteCards.run(row.seq);
+        deleteTokens.run(row.seq);
+        deleteDeck.run(row.seq);
+        touched.delete(row.seq);
+        return 'deleted';
+      }
+      const d = line.deck;
+      const { seq } = upsertDeck.get(d.id, d.gameId, d.name, d.ownerDisplayName, d.visibility, d.createdAt, d.updatedAt, d.copyCount, d.viewCount, d.likeCount)!;
+      if (seq < firstNewSeq || touched.has(seq)) deleteCards.run(seq);
+      else touched.add(seq);
+      d.cards.forEach((card, position) => insertCard.run(seq, position, card.cardId, card.quantity, card.zoneId ?? null));
+      return 'upserted';
+    },
+  };
+}
+
+/**
+ * Imports JSON Lines (strings without their newline) into the deck tables, in one transaction.
+ * Throws DeckImportError naming the first bad line; the database is then unchanged.
+ * The connection is used exclusively until the promise settles.
+ */
+export async function importDecks(db: Db, lines: ImportSource): Promise<ImportResult> {
+  if (db.inTransaction) throw new Error('importDecks needs a connection that is not already in a transaction');
+  const started = performance.now();
+  const result: ImportResult = { upserted: 0, deleted: 0, notFound: 0, lines: 0, elapsedMs: 0 };
+  const write = writer(db);
+  const batch: ParsedLine[] = [];
+  const flush = () => {
+    for (const line of batch) result[write.write(line)] += 1;
+    batch.length = 0;
+  };
+  // A bigger page cache for the bulk load: random uuid keys and five listing indexes touch many
+  // pages; the default 2 MB would re-read them from the OS on every insert.
+  const cacheSize = db.pragma('cache_size', { simple: true }) as number;
+  db.pragma('cache_size = -262144');
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    write.begin();
+    for await (const raw of lines) {
+      result.lines += 1;
+      const text = raw.trim();
+      if (text === '') continue;
+      try {
+        batch.push(parseDeckLine(text));
+      } catch (error) {
+        throw new DeckImportError(result.lines, (error as Error).message);
+      }
+      if (batch.length >= BATCH) flush();
+    }
+    flush();
+    db.exec('COMMIT');
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw error;
+  } finally {
+    db.pragma(`cache_size = ${cacheSize}`);
+  }
+  result.elapsedMs = performance.now() - started;
+  return result;
+}
+
+/** Lines of a file, streamed (a million-deck file is never held in memory). */
+export function fileLines(file: string): AsyncIterable<string> {
+  return createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+}
+
+export function importDecksFromFile(db: Db, file: string): Promise<ImportResult> {
+  return importDecks(db, fileLines(file));
+}
