@@ -130,7 +130,9 @@ const DIGI_PREFIX: Record<number, readonly string[]> = {
   6: ['Omni', 'Shine', 'Imperial', 'Ulti', 'Saint', 'Chaos', 'Blitz', 'Royal', 'Zeed', 'Millennium'],
   7: ['Omega', 'Alpha', 'Ragna', 'Ultima', 'Arma'],
 };
-const DIGI_MODES = [': X Antibody', ' (X Antibody)', ': Burst Mode', ': Crimson Mode', ' ACE', ': Zwart', ': Alterous Mode', ' Royal Knight'];
+const DIGI_MODES = [': X Antibody', ' (X Antibody)', ': Burst Mode', ': Crimson Mode', ': Zwart', ': Alterous Mode', ' Royal Knight'];
+const BLAST_DIGIVOLVE = '[Hand] [Counter] ＜Blast Digivolve＞ (Your Digimon may digivolve into this card without paying the cost.)';
+const overflow = (n: number) => `Overflow ＜-${n}＞ (As this card moves from the field or under a card to an area other than those, lose ${n} memory.)`;
 const DIGI_TRAITS = ['Dinosaur', 'Dragon', 'Beast', 'Bird', 'Machine', 'Cyborg', 'Holy Beast', 'Angel', 'Demon Lord', 'Dark Dragon', 'Royal Knight', 'Sea Animal', 'Aqua', 'Insectoid', 'Plant', 'Vegetation', 'Wizard', 'Undead', 'Ghost', 'Avian', 'Mythical Beast', 'Ancient Dragon', 'Mineral', 'Rock', 'Puppet', 'Beastkin', 'Fairy', 'Titan', 'Dark Animal', 'Composite'];
 const DIGI_TEAMS = ['Xros Heart', 'Hybrid', 'Appmon', 'ADVENTURE', 'D-Brigade', 'LIBERATOR', 'Royal Base', 'Three Musketeers', 'DigiPolice', 'Blue Flare', 'Ten Warriors', 'TS', 'DATA SQUAD', 'Shambala', 'SoC', 'Glowing Dawn', 'X Antibody', 'CS'];
 const DIGI_ATTRIBUTES: ReadonlyArray<readonly [string, number]> = [['Virus', 30], ['Vaccine', 27], ['Data', 24], ['Free', 8], ['Variable', 5], ['Unknown', 4], ['Free', 2]];
@@ -247,8 +249,11 @@ function digimonCard(rng: Rng, set: SetSpec, n: number): DigimonCard {
   const level = cardType === 'Digi-Egg' ? 2 : isDigimon ? (secret ? rng.pick([6, 7]) : rng.weighted([[3, 25], [4, 26], [5, 24], [6, 22], [7, 3]] as const)) : 0;
   const trait = rng.pick(DIGI_TRAITS);
   const team = rng.chance(0.35) ? [rng.pick(DIGI_TEAMS)] : [];
-  const name =
+  // About 1 Digimon in 40 is an ACE: "<name> ACE", Blast Digivolve and an Overflow cost.
+  const ace = isDigimon && level >= 5 && rng.chance(0.06);
+  const baseName =
     cardType === 'Tamer' ? `${rng.pick(TAMER_FIRST)} ${rng.pick(TAMER_LAST)}` : cardType === 'Option' ? `${rng.pick(OPTION_FIRST)} ${rng.pick(OPTION_SECOND)}` : digimonName(rng, level);
+  const name = ace ? `${baseName.replace(/:.*$| \(.*\)$/, '')} ACE` : baseName;
 
   let effect = '';
   let inheritedEffect: string | null = null;
@@ -256,7 +261,8 @@ function digimonCard(rng: Rng, set: SetSpec, n: number): DigimonCard {
   if (cardType === 'Digi-Egg') {
     inheritedEffect = digimonInherited(rng);
   } else if (isDigimon) {
-    effect = rng.chance(0.08) ? '' : digimonMainEffect(rng, team[0] ?? trait, level >= 6 ? rng.int(1, 3) : rng.int(1, 2));
+    effect = rng.chance(0.08) && !ace ? '' : digimonMainEffect(rng, team[0] ?? trait, level >= 6 ? rng.int(1, 3) : rng.int(1, 2));
+    if (ace) effect = `${BLAST_DIGIVOLVE}\n${effect}`;
     if (level <= 5 && rng.chance(0.65)) inheritedEffect = digimonInherited(rng);
     if (cardType === 'Dual') effect += `\n[Main] ${digimonClause(rng, trait)}`;
     if (rng.chance(0.04)) securityEffect = '[Security] Play this card without paying the cost.';
@@ -265,7 +271,7 @@ function digimonCard(rng: Rng, set: SetSpec, n: number): DigimonCard {
     securityEffect = '[Security] Play this card without paying the cost.';
     if (rng.chance(0.3)) inheritedEffect = `[Your Turn] While this Digimon has [${team[0] ?? trait}] in its traits, it gets +1000 DP.`;
   } else {
-    effect = `[Main] ${digimonClause(rng, trait)}${rng.chance(0.5) ? ` Then, ${lowerFirst(digimonClause(rng, trait))}` : ''}`;
+    effect = `[Main] ${digimonClause(rng, trait)}${rng.chance(0.7) ? ` Then, ${lowerFirst(digimonClause(rng, trait))}` : ''}`;
     securityEffect = rng.chance(0.8) ? "[Security] Activate this card's [Main] effect." : `[Security] ${digimonClause(rng, trait)}`;
   }
 
@@ -313,7 +319,7 @@ function digimonCard(rng: Rng, set: SetSpec, n: number): DigimonCard {
     effect,
     inheritedEffect,
     securityEffect,
-    aceEffect: isDigimon && name.endsWith(' ACE') ? `Overflow ＜-${rng.int(3, 5)}＞` : null,
+    aceEffect: ace ? overflow(rng.int(3, 5)) : null,
     linkDp: hasLink ? rng.int(1, 3) * 1000 : null,
     hasLink,
     linkCondition: hasLink ? `[Link] [${rng.pick(DIGI_TEAMS)}] trait: Cost ${rng.int(1, 3)}` : null,
@@ -326,7 +332,7 @@ function digimonCard(rng: Rng, set: SetSpec, n: number): DigimonCard {
     setId: set.id,
     setName: set.name,
     setOrder: n,
-    productOrigin: rng.chance(0.04) ? rng.pick(AA_ORIGINS) : set.name,
+    productOrigin: set.kind === 'promo' || rng.chance(0.04) ? rng.pick(AA_ORIGINS) : set.name,
     timings: digimonTimingsOf([effect, inheritedEffect, securityEffect]),
     illustrator,
     cardImageUrl: digimonImageUrl(id),
@@ -561,12 +567,28 @@ function gaEffect(rng: Rng, className: string | undefined, element: string): str
       () => `Prevent the next ${rng.int(2, 5)} damage that would be dealt to target champion this turn.`,
       () => `Return target ${element.toLowerCase()} element card from your graveyard to your hand.`,
     ])();
-  const parts = [rng.chance(0.4) ? `On Enter: ${clause()}` : clause()];
-  if (rng.chance(0.55)) parts.push(`${className ? '[Class Bonus] ' : `[${element.charAt(0)}${element.slice(1).toLowerCase()} Bonus] `}${clause()}`);
+  const parts: string[] = [];
+  if (rng.chance(0.35)) parts.push(rng.pick(GA_KEYWORDS));
+  parts.push(rng.chance(0.4) ? `On Enter: ${clause()}` : clause());
+  if (rng.chance(0.6)) {
+    parts.push(
+      className
+        ? `[Class Bonus] ${clause()} (Apply this effect only if your champion's class matches this card's class.)`
+        : `[${element.charAt(0)}${element.slice(1).toLowerCase()} Bonus] ${clause()}`,
+    );
+  }
   if (rng.chance(0.25)) parts.push(`[Level ${rng.int(1, 3)}+] ${clause()}`);
   return parts.join('\n\n');
 }
 
+const GA_KEYWORDS = [
+  'Intercept (Whenever your champion is attacked while this ally is awake, you may redirect that attack to this ally.)',
+  'Floating Memory (This card can be banished from your graveyard to pay for memory costs.)',
+  'Stealth (This object can\'t be targeted by your opponents\' effects unless they are attacking it.)',
+  'Vigor (This ally can attack or activate abilities the turn it enters the field.)',
+  'Spellshroud (This object can\'t be the target of Spells.)',
+  'Cleave (This attack deals its damage to each unit the target controls.)',
+];
 type GaShape = 'CHAMPION' | 'ALLY' | 'UNIQUE ALLY' | 'ACTION' | 'ATTACK' | 'ITEM' | 'REGALIA ITEM' | 'REGALIA WEAPON' | 'PHANTASIA' | 'DOMAIN' | 'TOKEN';
 const GA_SHAPES: ReadonlyArray<readonly [GaShape, number]> = [
   ['ACTION', 33], ['ALLY', 23], ['UNIQUE ALLY', 5], ['REGALIA ITEM', 10], ['ATTACK', 5], ['CHAMPION', 5], ['REGALIA WEAPON', 4], ['ITEM', 4], ['PHANTASIA', 4], ['DOMAIN', 2], ['TOKEN', 2],

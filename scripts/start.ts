@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { GAME_SLUGS } from '@snapdeck/contract';
 import { KeyStore, SCOPES, openDatabase, startGateway } from '@snapdeck/gateway';
 import { FsDriver, build, layout } from '@snapdeck/snapshot';
-import { writeDefaultCatalog } from './generate-catalog.ts';
+import { ensureDefaultCatalog } from './ensure-catalog.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const catalogDir = join(root, 'data', 'catalog');
@@ -24,10 +24,7 @@ function newestMtime(files: string[]): number {
 }
 
 // 1. The default catalog (seeded, so every clone gets the same cards).
-if (!GAME_SLUGS.every((game) => existsSync(join(catalogDir, `${game}.jsonl`)))) {
-  console.error('generating the default catalog into data/catalog …');
-  await writeDefaultCatalog(catalogDir);
-}
+ensureDefaultCatalog(catalogDir);
 
 // 2. Snapshots, when missing or older than the catalog.
 const pointers = GAME_SLUGS.map((game) => join(snapshotsDir, ...layout.pointer(game).split('/')));

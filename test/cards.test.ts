@@ -75,13 +75,14 @@ describe('GET /v1/games', () => {
     }
   });
 
-  it('a revoked key gets 401 at once', async () => {
+  it('a revoked key gets 401 within moments, without a restart', async () => {
     const revocable = gateway.createKey();
     expect((await getJson(`${gateway.base}/games`, { 'X-API-Key': revocable })).status).toBe(200);
     const { KeyStore, openDatabase } = await import('@snapdeck/gateway');
     const db = openDatabase(join(dir, 'snapdeck.db'));
     new KeyStore(db).revoke(revocable);
     db.close();
+    await new Promise((r) => setTimeout(r, 150)); // the key cache looks for changes every 100 ms
     const after = await getJson(`${gateway.base}/games`, { 'X-API-Key': revocable });
     expect(after.status).toBe(401);
     expect(after.body).toEqual({ error: ERRORS.invalidApiKey });
@@ -173,6 +174,13 @@ describe('GET /v1/games/{slug}/cards: errors', () => {
     // A forged cursor for a page past the end, signed with nothing we know, is also invalid.
     const forged = Buffer.from(`c1|digimon|10|${'x'.repeat(10)}|999`).toString('base64url') + '.' + 'A'.repeat(22);
     expect((await getJson(`${gateway.base}/games/digimon/cards?hitsPerPage=10&cursor=${forged}`, auth())).status).toBe(400);
+    // Nor may a cursor's claimed game or version reach storage paths.
+    for (const claim of ['c1|../../etc|10|2026-11-22T11-05-12-345Z-a1b2c3|1', 'c1|digimon|10|../../../etc/passwd|1']) {
+      const sneaky = Buffer.from(claim).toString('base64url') + '.' + 'A'.repeat(22);
+      const response = await getJson(`${gateway.base}/games/digimon/cards?hitsPerPage=10&cursor=${sneaky}`, auth());
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: ERRORS.invalidCursor });
+    }
   });
 });
 

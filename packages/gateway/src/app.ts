@@ -1,5 +1,4 @@
 import { Hono, type MiddlewareHandler } from 'hono';
-import { every } from 'hono/combine';
 import type { Logger } from 'pino';
 import type { SnapshotStore, SnapshotVersion } from '@snapdeck/snapshot';
 import type { Db } from './db/database.ts';
@@ -8,7 +7,6 @@ import { sendError } from './http/errors.ts';
 import type { KeyStore } from './keys/store.ts';
 import { requireApiKey } from './middleware/api-key.ts';
 import { commonHeaders } from './middleware/common-headers.ts';
-import { meterKey } from './middleware/quota.ts';
 import type { QuotaCounter } from './quota/counter.ts';
 import { cardRoutes } from './routes/cards.ts';
 import { gamesRoutes } from './routes/games.ts';
@@ -29,7 +27,7 @@ export interface GatewayOptions {
 /** Everything a route module needs to register its routes. */
 export interface GatewayRoutes extends GatewayOptions {
   app: Hono<GatewayEnv>;
-  /** requireApiKey then meterKey: the 401 → 429 part of the precedence order. */
+  /** The 401 → 429 part of the precedence order, for routes that need a key. */
   keyed: MiddlewareHandler<GatewayEnv>;
   /** The current version of a public game; throws (→ 500) when none is published. */
   currentVersion(game: string): Promise<SnapshotVersion>;
@@ -58,7 +56,7 @@ export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
   const routes: GatewayRoutes = {
     ...options,
     app,
-    keyed: every(requireApiKey(options.keys), meterKey(options.quota)),
+    keyed: requireApiKey(options.keys, options.quota),
     async currentVersion(game) {
       const version = await options.snapshots.current(game);
       if (!version) throw new NoSnapshotError(game);

@@ -5,5 +5,11 @@ export interface GatewayEnv {
   Variables: {
     apiKey: ApiKey;
     requestId: string;
+    /**
+     * Headers for whatever response this request ends with, gathered by middleware (common
+     * headers, quota). A plain object rather than c.header(): @hono/node-server writes a plain
+     * object straight to the socket, where a Headers instance costs a conversion per response.
+     */
+    headers: Record<string, string>;
   };
 }

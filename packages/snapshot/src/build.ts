@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { GAME_SLUGS, isGameSlug, type GameSlug } from '@snapdeck/contract';
 import { fileExists, readCatalog, type CatalogEntry } from './catalog.ts';
 import { DEFAULT_HITS_PER_PAGE } from './layout.ts';
+import { createCompressor } from './compressor.ts';
 import { publishVersion, type PublishProgress, type PublishResult } from './publish.ts';
 import type { StorageDriver } from './storage/driver.ts';
 
@@ -79,24 +80,31 @@ export async function build(options: BuildOptions): Promise<BuildResult[]> {
   const notice = options.onNotice ?? (() => {});
   const games = await gamesToBuild(options.catalogDir, options.games ?? [], notice);
   const hitsPerPage = options.hitsPerPage ?? DEFAULT_HITS_PER_PAGE;
-  const catalogs = new Map<GameSlug, { entries: CatalogEntry[]; started: number }>();
+  const catalogs = new Map<GameSlug, { entries: CatalogEntry[]; readSeconds: number }>();
   for (const game of games) {
     const started = performance.now();
     const entries = await readCatalog(join(options.catalogDir, `${game}.jsonl`), game, (line) => {
       if (line % 1000 === 0) options.onProgress?.({ game, phase: 'reading', done: line, total: 0 });
     });
-    catalogs.set(game, { entries, started });
+    catalogs.set(game, { entries, readSeconds: (performance.now() - started) / 1000 });
   }
   const results: BuildResult[] = [];
-  for (const [game, { entries, started }] of catalogs) {
-    const published = await publishVersion(options.storage, game, entries, {
-      hitsPerPage,
-      segmentBytes: options.segmentBytes,
-      onProgress: options.onProgress,
-      afterWrite: options.afterWrite,
-    });
-    catalogs.delete(game); // let the entries go before the next game
-    results.push({ ...published, seconds: (performance.now() - started) / 1000 });
+  const compressor = createCompressor();
+  try {
+    for (const [game, { entries, readSeconds }] of catalogs) {
+      const started = performance.now();
+      const published = await publishVersion(options.storage, game, entries, {
+        hitsPerPage,
+        compressor,
+        segmentBytes: options.segmentBytes,
+        onProgress: options.onProgress,
+        afterWrite: options.afterWrite,
+      });
+      catalogs.delete(game); // let the entries go before the next game
+      results.push({ ...published, seconds: readSeconds + (performance.now() - started) / 1000 });
+    }
+  } finally {
+    await compressor.close();
   }
   return results;
 }

@@ -9,3 +9,5 @@ export * from './build.ts';
 export * from './store.ts';
 export * from './render.ts';
 export * from './pack.ts';
+export { S3Driver, s3OptionsFromEnv, parseS3Location, type S3DriverOptions } from './storage/s3.ts';
+export * from './gc.ts';

@@ -1,13 +1,53 @@
-import { createHash, randomBytes } from 'node:crypto';
+/**
+ * Publishing one version of one game, safely and resumably.
+ *
+ * Version ids. A version id is `<time>-<6 hex>` (VERSION_PATTERN; versions sort by time). The six
+ * hex digits are the start of the *build hash*: SHA-256 over the scheme revision (RENDER_REVISION),
+ * the manifest format, game, hitsPerPage list, segment size, and every validated entry (id, card
+ * JSON, hit JSON) in serving order. The first run for a build hash records its version id in a
+ * claim object `_snapdeck/builds/<game>/<build hash>.json`, written create-only
+ * (`ifNoneMatch: '*'`); every later run with the same input and options reads the claim and reuses
+ * that version id, so a run that was killed is resumed into the same folder. The time part is
+ * the claim's time, made later than the current version's if the clock says otherwise.
+ *
+ * Deterministic bytes. Card, hit and page bodies follow from the entries; brotli and gzip give the
+ * same output for the same input and parameters; the index is msgpack of deterministic arrays;
+ * the manifest's createdAt is the version id's time and its files are sorted by name. The one
+ * secret ingredient, the cursor key baked into page bodies, is HMAC-SHA256(location secret,
+ * "snapdeck cursor key|<game>|<version>"), where the location secret is `_snapdeck/secret` (32
+ * random bytes created once, create-only, and never served). So a re-run renders byte-identical
+ * files for a claimed version.
+ *
+ * Resume and skip. A run lists the version's folder once; a file that is already there with the
+ * same size and the same SHA-256 (the driver's stored checksum, `x-amz-meta-sha256` on S3, else
+ * the bytes are read and hashed) is skipped, anything else is (re)written. The result counts the
+ * skipped objects.
+ *
+ * Verify, then point. After the manifest is written, every file of the manifest (and the manifest
+ * itself) is checked again in storage (size + checksum). Any mismatch: VersionVerificationError,
+ * and the version is not made current (a re-run rewrites the bad files). Then `current.json` is
+ * replaced with a compare-and-swap against the pointer read at the start of the run (`ifMatch`
+ * its etag, or `ifNoneMatch: '*'` when there was none). Of two concurrent builds only one can
+ * win; the other gets PublishConflictError, and its complete version stays unreferenced (gc
+ * removes it in time). The pointer never moves to an older version than the one it names.
+ *
+ * Already current. When the claim's version is the current one, the run writes nothing and says
+ * so (`alreadyCurrent`). When the claimed version is older than the current one (the catalog went
+ * back to an earlier state, or another build was published after a killed run), a new version id
+ * is claimed (the claim is replaced with `ifMatch`) and the files are written again under it.
+ */
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { encodeCursor } from './cursor.ts';
 import type { CatalogEntry } from './catalog.ts';
 import {
-  DEFAULT_SEGMENT_BYTES, INDEX_FILE, PACK_CARDS, PACK_HITS, layout, pagesPack,
+  DEFAULT_SEGMENT_BYTES, INDEX_FILE, PACK_CARDS, PACK_HITS, VERSION_PATTERN, layout, pagesPack, pointerSchema,
   type Encoding, type Manifest, type Pointer,
 } from './layout.ts';
 import { PackWriter, encodeIndex, type PackEntries, type PagesIndex, type VersionIndex } from './pack.ts';
-import { cardBody, compressBrotli, compressGzip, contentTag, pageBody } from './render.ts';
-import type { StorageDriver } from './storage/driver.ts';
+import { cardBody, contentTag, pageBody } from './render.ts';
+import type { Compressor } from './compressor.ts';
+import { PreconditionFailedError, type StorageDriver } from './storage/driver.ts';
+import { forEachLimit, listSizes, storedChecksum } from './storage/inspect.ts';
 
 export interface PublishProgress {
   game: string;
@@ -18,9 +58,14 @@ export interface PublishProgress {
 
 export interface PublishOptions {
   hitsPerPage: readonly number[];
+  /** Worker pool for brotli and gzip; the caller owns it (one pool serves every game of a build). */
+  compressor: Compressor;
   segmentBytes?: number;
   onProgress?: (progress: PublishProgress) => void;
-  /** For tests: called after each file is written, so a build can be interrupted at a known point. */
+  /**
+   * For tests: called after each object this run writes to storage (skipped ones are not
+   * written), so a build can be interrupted at a known point.
+   */
   afterWrite?: (key: string) => Promise<void> | void;
 }
 
@@ -30,15 +75,142 @@ export interface PublishResult {
   totalHits: number;
   files: number;
   bytes: number;
+  /** Objects already in storage with the right size and checksum (from an earlier run): not uploaded again. */
+  skipped: number;
+  skippedBytes: number;
+  /** This exact input was already the current version: nothing was written. */
+  alreadyCurrent: boolean;
+  /** The version id was claimed by an earlier run of the same input (interrupted or beaten), and reused. */
+  resumed: boolean;
 }
 
-/** Compressions run this many at a time: zlib's async calls spread them over the thread pool. */
-const COMPRESS_WINDOW = 64;
+/** Another build moved the pointer while this one was writing: this version is not made current. */
+export class PublishConflictError extends Error {
+  constructor(readonly game: string, readonly version: string, readonly expected: string | null, readonly found: string | null) {
+    const what = found === expected
+      ? `${game}/current.json could not be replaced (another writer held it at that moment)`
+      : `another build made ${found ?? 'nothing'} current for ${game} while this build was writing ${version}`;
+    super(`${what}; version ${version} is complete but was NOT made current (current stays ${found ?? 'unset'}). Run the build again to publish this catalog as a newer version.`);
+    this.name = 'PublishConflictError';
+  }
+}
+
+/** Files of a freshly written version do not match its manifest: it is not made current. */
+export class VersionVerificationError extends Error {
+  constructor(readonly game: string, readonly version: string, readonly problems: string[]) {
+    const shown = problems.slice(0, 5).map((p) => `  ${p}`).join('\n');
+    const more = problems.length > 5 ? `\n  … and ${problems.length - 5} more` : '';
+    super(`${game}: version ${version} was NOT made current: ${problems.length} file(s) in storage do not match its manifest:\n${shown}${more}\nRun the build again to rewrite them.`);
+    this.name = 'VersionVerificationError';
+  }
+}
+
+/** Bump when rendering changes so that the same input gets a new version id (see the top). */
+const RENDER_REVISION = 1;
+/** Per-location secret from which every version's cursor key is derived; never served. */
+export const LOCATION_SECRET_KEY = '_snapdeck/secret';
+/** Claims: build hash → version id, per game (gc removes those of deleted versions). */
+export const buildClaimsPrefix = (game: string) => `_snapdeck/builds/${game}/`;
+const claimKey = (game: string, buildHash: string) => `${buildClaimsPrefix(game)}${buildHash}.json`;
+/** Files checked at the same time when verifying a version. */
+const VERIFY_IN_FLIGHT = 8;
+
+/** A compression batch closes at this many bodies or bytes, whichever comes first. */
+const BATCH_ENTRIES = 256;
+const BATCH_BYTES = 2 * 1024 * 1024;
 /** At most this many segment uploads in flight per version: bounds memory and connections. */
 const WRITES_IN_FLIGHT = 4;
 
-export function newVersionId(now = new Date()): string {
-  return `${now.toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
+/** A version id for `now`; the six hex digits are random unless `suffix` gives them. */
+export function newVersionId(now = new Date(), suffix?: string): string {
+  return `${now.toISOString().replace(/[:.]/g, '-')}-${suffix ?? randomBytes(3).toString('hex')}`;
+}
+
+/** The time a version id names, or null when it is not a version id. */
+export function versionTime(version: string): Date | null {
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z-[0-9a-f]{6}$/.exec(version);
+  if (!match) return null;
+  const time = new Date(`${match[1]}T${match[2]}:${match[3]}:${match[4]}.${match[5]}Z`);
+  return Number.isNaN(time.getTime()) ? null : time;
+}
+
+/** SHA-256 of everything that determines a version's bytes (see the top of this file). */
+export function buildHash(game: string, entries: readonly CatalogEntry[], hitsPerPage: readonly number[], segmentBytes: number): string {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify({ scheme: 'snapdeck-version', render: RENDER_REVISION, format: 1, game, hitsPerPage, segmentBytes }));
+  // JSON text never holds a raw NUL or newline, so these separators are unambiguous.
+  for (const entry of entries) hash.update(`\n${entry.id}\0${entry.card}\0${entry.hit}`);
+  return hash.digest('hex');
+}
+
+const sha256Hex = (body: Uint8Array) => createHash('sha256').update(body).digest('hex');
+
+async function readPointer(driver: StorageDriver, game: string): Promise<{ version: string; etag: string } | null> {
+  const object = await driver.get(layout.pointer(game));
+  if (!object) return null;
+  let pointer: Pointer;
+  try {
+    pointer = pointerSchema.parse(JSON.parse(Buffer.from(object.body).toString('utf8')));
+  } catch (error) {
+    throw new Error(`${driver.location}/${layout.pointer(game)} is not a valid pointer: ${(error as Error).message}`, { cause: error });
+  }
+  return { version: pointer.version, etag: object.etag };
+}
+
+/** The location's secret, created (create-only) by the first build that needs it. */
+async function locationSecret(driver: StorageDriver, afterWrite: PublishOptions['afterWrite']): Promise<Buffer> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const existing = await driver.get(LOCATION_SECRET_KEY);
+    if (existing) {
+      if (existing.body.length < 32) throw new Error(`${driver.location}/${LOCATION_SECRET_KEY} is damaged (fewer than 32 bytes)`);
+      return Buffer.from(existing.body);
+    }
+    try {
+      await driver.put(LOCATION_SECRET_KEY, randomBytes(32), { ifNoneMatch: '*' });
+      await afterWrite?.(LOCATION_SECRET_KEY);
+    } catch (error) {
+      if (!(error instanceof PreconditionFailedError)) throw error;
+      // Someone else created it first: read theirs.
+    }
+  }
+  throw new Error(`${driver.location}/${LOCATION_SECRET_KEY} cannot be created or read`);
+}
+
+/**
+ * The version id for this build hash: the one an earlier run claimed (resume), or a new one,
+ * claimed now. A claimed version older than the current one is replaced by a new id.
+ */
+async function claimVersion(
+  driver: StorageDriver, game: string, hash: string, base: { version: string } | null, afterWrite: PublishOptions['afterWrite'],
+): Promise<{ version: string; resumed: boolean }> {
+  const key = claimKey(game, hash);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const existing = await driver.get(key);
+    let claimed: string | null = null;
+    if (existing) {
+      try {
+        const value = JSON.parse(Buffer.from(existing.body).toString('utf8')) as { version?: unknown };
+        if (typeof value.version === 'string' && VERSION_PATTERN.test(value.version)) claimed = value.version;
+      } catch {
+        // A damaged claim is replaced below.
+      }
+      if (claimed !== null && (base === null || claimed >= base.version)) return { version: claimed, resumed: true };
+    }
+    let time = Date.now();
+    const baseTime = base ? versionTime(base.version) : null;
+    if (baseTime && baseTime.getTime() >= time) time = baseTime.getTime() + 1;
+    const version = newVersionId(new Date(time), hash.slice(0, 6));
+    const body = Buffer.from(JSON.stringify({ version, build: hash, claimedAt: new Date().toISOString() }));
+    try {
+      await driver.put(key, body, existing ? { ifMatch: existing.etag, contentType: 'application/json' } : { ifNoneMatch: '*', contentType: 'application/json' });
+      await afterWrite?.(key);
+      return { version, resumed: false };
+    } catch (error) {
+      if (!(error instanceof PreconditionFailedError)) throw error;
+      // A concurrent run of the same input claimed first: loop and use its version.
+    }
+  }
+  throw new Error(`${driver.location}/${key}: could not claim a version id (it keeps changing)`);
 }
 
 /**
@@ -46,20 +218,55 @@ export function newVersionId(now = new Date()): string {
  * `current.json` at it. Readers following the old pointer keep working throughout.
  */
 export async function publishVersion(driver: StorageDriver, game: string, entries: CatalogEntry[], options: PublishOptions): Promise<PublishResult> {
-  const version = newVersionId();
-  const cursorKey = randomBytes(32);
-  const files: Manifest['files'] = {};
   const segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
+  const hash = buildHash(game, entries, options.hitsPerPage, segmentBytes);
+  // The pointer as it is now: the compare-and-swap at the end succeeds only if nobody moved it.
+  const base = await readPointer(driver, game);
+  const secret = await locationSecret(driver, options.afterWrite);
+  const claim = await claimVersion(driver, game, hash, base, options.afterWrite);
+  const version = claim.version;
+  if (base?.version === version) {
+    const current = await driver.get(layout.manifest(game, version));
+    if (current) {
+      const manifest = JSON.parse(Buffer.from(current.body).toString('utf8')) as Manifest;
+      const sizes = Object.values(manifest.files ?? {}).map((file) => file.size);
+      return {
+        game, version, totalHits: entries.length, files: sizes.length + 1, bytes: sizes.reduce((a, b) => a + b, 0),
+        skipped: 0, skippedBytes: 0, alreadyCurrent: true, resumed: true,
+      };
+    }
+    // The current version lost its manifest: write it all again (same id), then re-point.
+  }
+  const cursorKey = createHmac('sha256', secret).update(`snapdeck cursor key|${game}|${version}`).digest();
+  const files: Manifest['files'] = {};
+  // One listing of what an earlier run of this version already stored.
+  const stored = await listSizes(driver, layout.versionPrefix(game, version));
+  let skipped = 0;
+  let skippedBytes = 0;
+  const compressor = options.compressor;
   const inFlight = new Set<Promise<void>>();
   let failure: unknown;
   let bytes = 0;
 
+  /** Writes an object unless an earlier run left the same bytes there. */
+  const storeObject = async (key: string, body: Uint8Array, sha256: string, contentType?: string) => {
+    if (stored.get(key) === body.length) {
+      const existing = await storedChecksum(driver, key, body.length);
+      if (existing?.sha256 === sha256) {
+        skipped += 1;
+        skippedBytes += body.length;
+        return;
+      }
+    }
+    await driver.put(key, body, contentType ? { contentType } : undefined);
+    await options.afterWrite?.(key);
+  };
   const writeFile = async (name: string, body: Uint8Array) => {
     const key = layout.file(game, version, name);
-    files[name] = { size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
+    const sha256 = sha256Hex(body);
+    files[name] = { size: body.length, sha256 };
     bytes += body.length;
-    await driver.put(key, body);
-    await options.afterWrite?.(key);
+    await storeObject(key, body, sha256);
   };
   // Segment uploads overlap with compression; `drain` waits when too many are pending.
   const queueWrite = async (name: string, body: Uint8Array) => {
@@ -82,20 +289,35 @@ export async function publishVersion(driver: StorageDriver, game: string, entrie
     br: await packWriters.br.finish(),
     gzip: await packWriters.gzip.finish(),
   });
-  /** Renders bodies in windows, compressing each window concurrently, and appends them in order. */
+  /**
+   * Renders bodies in batches and compresses them on worker threads, keeping a few batches in
+   * flight so rendering, compressing and uploading overlap; appends results in order.
+   */
   const addCompressed = async (packWriters: Record<Encoding, PackWriter>, count: number, render: (i: number) => Buffer, onDone: (done: number) => void) => {
-    for (let start = 0; start < count; start += COMPRESS_WINDOW) {
-      const end = Math.min(count, start + COMPRESS_WINDOW);
-      const bodies: Buffer[] = [];
-      for (let i = start; i < end; i++) bodies.push(render(i));
-      const [brs, gzips] = await Promise.all([Promise.all(bodies.map(compressBrotli)), Promise.all(bodies.map(compressGzip))]);
-      for (let i = 0; i < bodies.length; i++) {
-        await packWriters.identity.add(bodies[i]!);
-        await packWriters.br.add(brs[i]!);
-        await packWriters.gzip.add(gzips[i]!);
+    const inProgress: Array<Promise<{ bodies: Buffer[]; br: Uint8Array[]; gzip: Uint8Array[]; end: number }>> = [];
+    const appendOldest = async () => {
+      const batch = await inProgress.shift()!;
+      for (let i = 0; i < batch.bodies.length; i++) {
+        await packWriters.identity.add(batch.bodies[i]!);
+        await packWriters.br.add(batch.br[i]!);
+        await packWriters.gzip.add(batch.gzip[i]!);
       }
-      onDone(end);
+      onDone(batch.end);
+    };
+    let i = 0;
+    while (i < count) {
+      const bodies: Buffer[] = [];
+      let bytesInBatch = 0;
+      while (i < count && bodies.length < BATCH_ENTRIES && bytesInBatch < BATCH_BYTES) {
+        const body = render(i++);
+        bodies.push(body);
+        bytesInBatch += body.length;
+      }
+      const end = i;
+      inProgress.push(compressor.run(bodies).then((compressed) => ({ bodies, ...compressed, end })));
+      if (inProgress.length >= compressor.parallelism * 2) await appendOldest();
     }
+    while (inProgress.length > 0) await appendOldest();
   };
   const progress = (phase: PublishProgress['phase'], done: number, total: number) => options.onProgress?.({ game, phase, done, total });
 
@@ -149,19 +371,51 @@ export async function publishVersion(driver: StorageDriver, game: string, entrie
     format: 1,
     game,
     version,
-    createdAt: new Date().toISOString(),
+    createdAt: versionTime(version)!.toISOString(),
     totalHits: entries.length,
     hitsPerPage: [...options.hitsPerPage],
     cursorKey: cursorKey.toString('base64url'),
-    files,
+    files: Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
   };
   const manifestKey = layout.manifest(game, version);
-  await driver.put(manifestKey, Buffer.from(JSON.stringify(manifest, null, 1)), { contentType: 'application/json' });
-  await options.afterWrite?.(manifestKey);
+  const manifestBody = Buffer.from(JSON.stringify(manifest, null, 1));
+  await storeObject(manifestKey, manifestBody, sha256Hex(manifestBody), 'application/json');
+
+  // 5. Everything the manifest names must be in storage, whole and unchanged, before it is current.
+  const expected: Array<[string, { size: number; sha256: string }]> = [
+    ...Object.entries(manifest.files).map(([name, file]) => [layout.file(game, version, name), file] as [string, { size: number; sha256: string }]),
+    [manifestKey, { size: manifestBody.length, sha256: sha256Hex(manifestBody) }],
+  ];
+  const problems: string[] = [];
+  await forEachLimit(expected, VERIFY_IN_FLIGHT, async ([key, file]) => {
+    const found = await storedChecksum(driver, key, file.size);
+    if (!found) problems.push(`${key} is missing`);
+    else if (found.size !== file.size) problems.push(`${key} has ${found.size} bytes, the manifest says ${file.size}`);
+    else if (found.sha256 !== file.sha256) problems.push(`${key} does not match its SHA-256 in the manifest`);
+  });
+  if (problems.length > 0) throw new VersionVerificationError(game, version, problems.sort());
+
+  // 6. The pointer: compare-and-swap against what it was when this run started, never backwards.
+  if (base !== null && version < base.version) throw new PublishConflictError(game, version, base.version, base.version);
+  const pointerKey = layout.pointer(game);
   const pointer: Pointer = { version, publishedAt: new Date().toISOString() };
-  await driver.put(layout.pointer(game), Buffer.from(JSON.stringify(pointer)), { contentType: 'application/json' });
-  await options.afterWrite?.(layout.pointer(game));
+  try {
+    await driver.put(pointerKey, Buffer.from(JSON.stringify(pointer)), {
+      contentType: 'application/json',
+      ...(base ? { ifMatch: base.etag } : { ifNoneMatch: '*' as const }),
+    });
+    await options.afterWrite?.(pointerKey);
+  } catch (error) {
+    if (!(error instanceof PreconditionFailedError)) throw error;
+    const now = await readPointer(driver, game).catch(() => null);
+    // Our own write may have landed with its answer lost (the retry is then refused), or a
+    // concurrent run of the same input made this very version current: either way it is.
+    if (now?.version !== version) throw new PublishConflictError(game, version, base?.version ?? null, now?.version ?? null);
+  }
   progress('finishing', 1, 1);
-  return { game, version, totalHits: entries.length, files: Object.keys(files).length + 1, bytes };
+  return {
+    game, version, totalHits: entries.length, files: Object.keys(files).length + 1, bytes,
+    skipped, skippedBytes, alreadyCurrent: false, resumed: claim.resumed,
+  };
 }
 

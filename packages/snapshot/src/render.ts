@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { constants, brotliCompress, gzip } from 'node:zlib';
+import { brotliCompress, gzip } from 'node:zlib';
 import { promisify } from 'node:util';
+import { GZIP_OPTIONS, brotliOptions } from './compress-worker.mjs';
 
 /**
  * The exact bytes of responses that come out of a snapshot. The builder pre-renders with these and
@@ -34,16 +35,11 @@ export function pageTag(game: string, version: string, hitsPerPage: number, page
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
+/** On-the-fly compression (pages of a hitsPerPage that was not pre-rendered), same settings as the build. */
 export function compressGzip(body: Uint8Array): Promise<Buffer> {
-  return gzipAsync(body, { level: 6 });
+  return gzipAsync(body, GZIP_OPTIONS);
 }
 
 export function compressBrotli(body: Uint8Array): Promise<Buffer> {
-  return brotliAsync(body, {
-    params: {
-      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-      [constants.BROTLI_PARAM_QUALITY]: 6,
-      [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-    },
-  });
+  return brotliAsync(body, brotliOptions(body.length));
 }

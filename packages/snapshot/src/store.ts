@@ -5,6 +5,7 @@ import { INDEX_FILE, PACK_CARDS, PACK_HITS, VERSION_PATTERN, layout, manifestSch
 import { decodeIndex, type PackEntries, type VersionIndex } from './pack.ts';
 import { compressBrotli, compressGzip, pageBody, pageTag } from './render.ts';
 import type { StorageDriver } from './storage/driver.ts';
+import { listSizes } from './storage/inspect.ts';
 
 /** Bytes ready to send, with the entity tag of their identity form. */
 export interface Body {
@@ -48,6 +49,8 @@ export class SnapshotStore {
   private readonly pending = new Map<string, Promise<Uint8Array>>();
   private readonly pointerTtlMs: number;
   readonly stats = { hits: 0, misses: 0 };
+  /** Cursors whose signature was already checked, so a repeated one costs a map lookup. */
+  readonly verifiedCursors = new LRUCache<string, CursorPosition>({ max: 100_000 });
 
   constructor(readonly driver: StorageDriver, private readonly options: SnapshotStoreOptions = {}) {
     this.cache = new LRUCache<string, Uint8Array>({
@@ -95,17 +98,35 @@ export class SnapshotStore {
     }
   }
 
-  /** A specific version, or null when it does not exist (never built, or deleted). */
+  /** When each cached version was last seen in storage (bounded like `versions`). */
+  private readonly versionSeenAt = new LRUCache<string, number>({ max: 1024 });
+
+  /**
+   * A specific version, or null when it does not exist (never built, or deleted). A cached version
+   * that is not a game's current one is re-checked (its manifest still there?) at most once per
+   * `pointerTtlMs`, so a version removed by `snapdeck gc` is noticed and its cursors turn invalid.
+   */
   version(game: string, version: string): Promise<SnapshotVersion | null> {
     if (!VERSION_PATTERN.test(version)) return Promise.resolve(null);
     const key = `${game}/${version}`;
     let loading = this.versions.get(key);
-    if (!loading) {
+    const isCurrent = this.pointers.get(game)?.version?.version === version;
+    if (loading && !isCurrent && Date.now() - (this.versionSeenAt.get(key) ?? 0) >= this.pointerTtlMs) {
+      const previous = loading;
+      loading = (async () => {
+        const loaded = await previous;
+        if (!(await this.driver.head(layout.manifest(game, version)))) return null;
+        return loaded ?? this.loadVersion(game, version);
+      })();
+    } else if (loading) {
+      return loading;
+    } else {
       loading = this.loadVersion(game, version);
-      this.versions.set(key, loading);
-      // A failure is not remembered: the next request tries storage again.
-      loading.catch(() => this.versions.delete(key));
     }
+    this.versionSeenAt.set(key, Date.now());
+    this.versions.set(key, loading);
+    // A failure is not remembered: the next request tries storage again.
+    loading.catch(() => this.versions.delete(key));
     return loading;
   }
 
@@ -121,6 +142,14 @@ export class SnapshotStore {
     if (!indexObject || !expected) throw new SnapshotError(`${game}/${version}: index is missing`);
     const sha256 = createHash('sha256').update(indexObject.body).digest('hex');
     if (sha256 !== expected.sha256) throw new SnapshotError(`${game}/${version}: index checksum does not match the manifest`);
+    // Every file the manifest names must be there, at its size (one listing): a version being
+    // deleted, or never finished, is not served.
+    const present = await listSizes(this.driver, layout.versionPrefix(game, version));
+    const bad = Object.entries(manifest.files).filter(([name, file]) => present.get(layout.file(game, version, name)) !== file.size);
+    if (bad.length > 0) {
+      this.options.onError?.(new SnapshotError(`${game}/${version}: ${bad.length} file(s) missing or of the wrong size, e.g. ${bad[0]![0]}`), `loading ${game}/${version}`);
+      return null;
+    }
     return new SnapshotVersion(this, manifest, decodeIndex(indexObject.body));
   }
 
@@ -294,9 +323,19 @@ export class SnapshotVersion {
  * `{ ok: false }`.
  */
 export async function resolveCursor(store: SnapshotStore, token: string, game: string, hitsPerPage: number): Promise<CursorCheck> {
-  const parsed = parseCursor(token);
-  if (!parsed || parsed.game !== game || parsed.hitsPerPage !== hitsPerPage) return { ok: false };
-  const version = await store.version(game, parsed.version);
-  if (!version || !version.verify(parsed) || parsed.page >= version.pageCount(hitsPerPage)) return { ok: false };
-  return { ok: true, version, page: parsed.page };
+  // A walk presents each cursor once, but CDNs and retries repeat them: remember verified ones.
+  let position = store.verifiedCursors.get(token);
+  if (!position) {
+    const parsed = parseCursor(token);
+    // The game is checked before anything is loaded: only the caller's (validated) slug reaches storage.
+    if (!parsed || parsed.game !== game) return { ok: false };
+    const claimed = await store.version(game, parsed.version);
+    if (!claimed || !claimed.verify(parsed)) return { ok: false };
+    position = { game: parsed.game, hitsPerPage: parsed.hitsPerPage, version: parsed.version, page: parsed.page };
+    store.verifiedCursors.set(token, position);
+  }
+  if (position.game !== game || position.hitsPerPage !== hitsPerPage) return { ok: false };
+  const version = await store.version(game, position.version);
+  if (!version || position.page >= version.pageCount(hitsPerPage)) return { ok: false };
+  return { ok: true, version, page: position.page };
 }

@@ -1,6 +1,23 @@
 import { Command, Option } from 'commander';
-import { BuildUsageError, CatalogInvalidError, DEFAULT_HITS_PER_PAGE, build, openStorage, parseHitsPerPageList, type BuildProgress } from '@snapdeck/snapshot';
+import {
+  BuildUsageError, CatalogInvalidError, DEFAULT_HITS_PER_PAGE, PublishConflictError, StorageUnavailableError, VersionVerificationError,
+  build, openStorage, parseHitsPerPageList, type BuildProgress,
+} from '@snapdeck/snapshot';
 import { progressReporter } from '../progress.ts';
+
+/**
+ * For fault tests only: SNAPDECK_TEST_KILL_AFTER_WRITES=N makes the process kill itself with
+ * SIGKILL right after its Nth storage write, like a crash or an OOM kill at that point.
+ */
+function killAfterWrites(): ((key: string) => void) | undefined {
+  const limit = process.env.SNAPDECK_TEST_KILL_AFTER_WRITES;
+  if (limit === undefined || !/^\d+$/.test(limit)) return undefined;
+  let writes = 0;
+  return () => {
+    writes += 1;
+    if (writes >= Number(limit)) process.kill(process.pid, 'SIGKILL');
+  };
+}
 
 export function registerBuildCommand(program: Command): void {
   program
@@ -16,12 +33,21 @@ export function registerBuildCommand(program: Command): void {
 Every card is validated first; one bad card fails the whole build with file:line, field and
 reason, and nothing is published. Each game then gets a new version whose files are written
 before the game's current.json points at it, so gateways switch over only to complete versions.
-Older versions are kept, so partners walking an older version finish their walk.
+Older versions are kept, so partners walking an older version finish their walk (remove old
+ones with \`snapdeck gc\`).
+
+An interrupted build is finished by running the same command again: files already uploaded
+with the same checksum are skipped. Building a catalog that is already current does nothing.
+If another build moves current.json while this one runs, this one fails and leaves it alone.
+
+S3 locations (s3://bucket/prefix) use the standard AWS configuration (AWS_REGION, default
+us-east-1; credentials from the default chain) and SNAPDECK_S3_ENDPOINT for S3-compatible stores.
 
 Examples:
   npx snapdeck build
   npx snapdeck build --game digimon --hits-per-page 1,20,100,1000
-  npx snapdeck build --catalog data/real --out /srv/snapdeck/snapshots`,
+  npx snapdeck build --catalog data/real --out /srv/snapdeck/snapshots
+  npx snapdeck build --out s3://my-bucket/snapdeck`,
     )
     .action(async (options: { catalog: string; out: string; game?: string[]; hitsPerPage: string }) => {
       const reporter = progressReporter(process.stderr);
@@ -34,17 +60,26 @@ Examples:
           hitsPerPage: parseHitsPerPageList(options.hitsPerPage),
           onProgress: (progress: BuildProgress) => reporter.update(`${progress.game} ${progress.phase}`, progress.done, progress.total),
           onNotice: (message) => reporter.note(message),
+          afterWrite: killAfterWrites(),
         });
         reporter.done();
         for (const r of results) {
+          if (r.alreadyCurrent) {
+            console.log(`${r.game}: ${r.totalHits} cards -> version ${r.version} is already current at ${storage.location}; nothing to do`);
+            continue;
+          }
+          const skipped = `${r.skipped} skipped as already uploaded${r.skipped > 0 ? ` (${(r.skippedBytes / 1e6).toFixed(1)} MB)` : ''}`;
           console.log(
-            `${r.game}: ${r.totalHits} cards -> version ${r.version} (${r.files} files, ${(r.bytes / 1e6).toFixed(1)} MB) in ${r.seconds.toFixed(1)} s at ${storage.location}`,
+            `${r.game}: ${r.totalHits} cards -> version ${r.version} (${r.files} files, ${(r.bytes / 1e6).toFixed(1)} MB, ${skipped}${r.resumed ? ', resumed' : ''}) in ${r.seconds.toFixed(1)} s at ${storage.location}`,
           );
         }
         await storage.close?.();
       } catch (error) {
         reporter.done();
-        if (error instanceof CatalogInvalidError || error instanceof BuildUsageError) {
+        if (
+          error instanceof CatalogInvalidError || error instanceof BuildUsageError || error instanceof PublishConflictError
+          || error instanceof VersionVerificationError || error instanceof StorageUnavailableError
+        ) {
           console.error(`snapdeck build: ${error.message}`);
           process.exit(1);
         }

@@ -40,6 +40,8 @@ export interface ZoneTemplate {
 export interface GameTemplate {
   gameId: GameSlug;
   zones: readonly ZoneTemplate[];
+  /** Decks of this template per cycle through the templates (default 1). */
+  weight?: number;
 }
 
 export interface GeneratedDeck {
@@ -89,8 +91,10 @@ export function* generateDecks(options: GenerateOptions): Generator<GeneratedDec
   const privateShare = options.privateShare ?? 0.1;
   const to = options.to ?? Date.UTC(2026, 0, 1);
   const from = options.from ?? to - 365 * 86_400_000;
+  // Templates take turns, each `weight` times per cycle, so the mix is exact and not left to chance.
+  const cycle = options.templates.flatMap((template) => Array.from({ length: template.weight ?? 1 }, () => template));
   for (let i = 0; i < options.count; i++) {
-    const template = options.templates[i % options.templates.length]!;
+    const template = cycle[i % cycle.length]!;
     const cards: GeneratedDeck['cards'] = [];
     for (const zone of template.zones) {
       if (zone.cards.length === 0) continue;

@@ -123,7 +123,11 @@ function sinceStatements(db: Db) {
   const select = `SELECT id, game_id, created_at, updated_at, updated_at AS v FROM decks INDEXED BY decks_public_updated WHERE visibility = 'public' AND game_id = ? AND updated_at >= ?`;
   return {
     ascFirst: db.prepare<[string, number, number], SummaryRow>(`${select} ORDER BY updated_at ASC, id ASC LIMIT ?`),
-    ascAfter: db.prepare<[string, number, number, string, number], SummaryRow>(`${select} AND (updated_at, id) > (?, ?) ORDER BY updated_at ASC, id ASC LIMIT ?`),
+    // No `updated_at >= ?` here: a position of this walk is never before its filter, and with both
+    // terms SQLite bounds the range by the filter alone, reading every deck before the position.
+    ascAfter: db.prepare<[string, number, string, number], SummaryRow>(
+      `SELECT id, game_id, created_at, updated_at, updated_at AS v FROM decks INDEXED BY decks_public_updated WHERE visibility = 'public' AND game_id = ? AND (updated_at, id) > (?, ?) ORDER BY updated_at ASC, id ASC LIMIT ?`,
+    ),
     count: db.prepare<[string, number], { n: number }>(
       `SELECT COUNT(*) AS n FROM decks INDEXED BY decks_public_updated WHERE visibility = 'public' AND game_id = ? AND updated_at >= ?`,
     ),
@@ -189,9 +193,10 @@ export class DeckStore {
       const s = this.listing[sort];
       rows = after ? s.descAfter.all(game, after.value, after.id, limit + 1) : s.descFirst.all(game, limit + 1);
     } else {
-      rows = after
-        ? this.since.ascAfter.all(game, updatedSince, after.value, after.id, limit + 1)
-        : this.since.ascFirst.all(game, updatedSince, limit + 1);
+      rows =
+        after && after.value >= updatedSince
+          ? this.since.ascAfter.all(game, after.value, after.id, limit + 1)
+          : this.since.ascFirst.all(game, updatedSince, limit + 1);
     }
     const hasMore = rows.length > limit;
     if (hasMore) rows.length = limit;

@@ -1,13 +1,15 @@
 import type { Context } from 'hono';
 import { ERRORS, ERROR_STATUS, type ErrorCode } from '@snapdeck/contract';
+import type { GatewayEnv } from '../env.ts';
+import { respond } from './respond.ts';
 
 /** The contract's error body, `{"error": <documented string>}` plus an optional `detail`. */
 export function errorBody(code: ErrorCode, detail?: string): string {
   return JSON.stringify(detail === undefined ? { error: ERRORS[code] } : { error: ERRORS[code], detail });
 }
 
-export function sendError(c: Context, code: ErrorCode, detail?: string, headers?: Record<string, string>): Response {
-  return c.body(errorBody(code, detail), ERROR_STATUS[code] as 400, {
+export function sendError(c: Context<GatewayEnv>, code: ErrorCode, detail?: string, headers?: Record<string, string>): Response {
+  return respond(c, ERROR_STATUS[code], errorBody(code, detail), {
     'Content-Type': 'application/json',
     'Cache-Control': 'no-store',
     ...headers,

@@ -1,5 +1,7 @@
 import type { Context } from 'hono';
 import type { Encoding } from '@snapdeck/snapshot';
+import type { GatewayEnv } from '../env.ts';
+import { respond } from './respond.ts';
 
 const SUFFIX: Record<Encoding, string> = { identity: '', br: '-br', gzip: '-gz' };
 const CONTENT_ENCODING: Record<Encoding, string | undefined> = { identity: undefined, br: 'br', gzip: 'gzip' };
@@ -59,15 +61,15 @@ export interface Representation {
  * Sends stored bytes with ETag, Vary and Content-Encoding, or a 304 when the client already has
  * them. Nothing is re-serialised: the bytes go out as they are.
  */
-export function sendRepresentation(c: Context, body: Representation): Response {
+export function sendRepresentation(c: Context<GatewayEnv>, body: Representation): Response {
   const headers: Record<string, string> = {
     ETag: entityTag(body.etag, body.encoding),
     'Cache-Control': body.cacheControl,
     Vary: ['Accept-Encoding', ...(body.vary ?? [])].join(', '),
   };
-  if (notModified(c.req.header('if-none-match'), body.etag)) return c.body(null, 304, headers);
+  if (notModified(c.req.header('if-none-match'), body.etag)) return respond(c, 304, null, headers);
   headers['Content-Type'] = body.contentType;
   const contentEncoding = CONTENT_ENCODING[body.encoding];
   if (contentEncoding) headers['Content-Encoding'] = contentEncoding;
-  return c.body(body.bytes as Uint8Array<ArrayBuffer>, 200, headers);
+  return respond(c, 200, body.bytes, headers);
 }

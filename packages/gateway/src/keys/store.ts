@@ -43,14 +43,19 @@ function toKey(row: Row): ApiKey {
   };
 }
 
+/** How often the key cache asks SQLite whether another process changed the keys. */
+const CHANGE_CHECK_MS = 100;
+
 /**
  * API keys, stored as SHA-256 hashes (keys are 128 random bits, so a fast hash is enough; there is
- * nothing to brute-force). Lookups are cached in memory and the cache is dropped whenever any
- * connection changes the database (PRAGMA data_version), so a revoke takes effect at once.
+ * nothing to brute-force). Answers are cached in memory by presented key, so the hot path neither
+ * hashes nor queries; the cache is dropped whenever any connection changed the database (PRAGMA
+ * data_version, checked at most every 100 ms), so a revoke takes effect within that.
  */
 export class KeyStore {
-  private readonly byHash = new Map<string, ApiKey | null>();
+  private readonly byPresented = new Map<string, ApiKey | null>();
   private dataVersion = -1;
+  private checkedAt = 0;
   private readonly statements;
 
   constructor(private readonly db: Db) {
@@ -60,6 +65,7 @@ export class KeyStore {
       all: db.prepare<[], Row>('SELECT * FROM api_keys ORDER BY created_at, id'),
       insert: db.prepare('INSERT INTO api_keys (id, name, key_hash, key_prefix, scopes, quota, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       revoke: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+      dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
   }
 
@@ -87,26 +93,28 @@ export class KeyStore {
     const row = KEY_PATTERN.test(keyOrId) ? this.statements.byHash.get(hashSecret(keyOrId)) : this.statements.byId.get(keyOrId);
     if (!row) return null;
     this.statements.revoke.run(new Date().toISOString(), row.id);
-    this.byHash.clear(); // data_version only moves for other connections' writes
+    this.byPresented.clear(); // data_version only moves for other connections' writes
     return toKey(this.statements.byId.get(row.id)!);
   }
 
   /** The active key for a presented secret, or null (malformed, unknown or revoked). */
-  authenticate(secret: string): ApiKey | null {
-    if (!KEY_PATTERN.test(secret)) return null;
-    const version = this.db.pragma('data_version', { simple: true }) as number;
-    if (version !== this.dataVersion) {
-      this.byHash.clear();
-      this.dataVersion = version;
+  authenticate(secret: string, now = Date.now()): ApiKey | null {
+    if (now - this.checkedAt >= CHANGE_CHECK_MS) {
+      this.checkedAt = now;
+      const version = this.statements.dataVersion.get()!;
+      if (version !== this.dataVersion) {
+        this.byPresented.clear();
+        this.dataVersion = version;
+      }
     }
-    const hash = hashSecret(secret);
-    let key = this.byHash.get(hash);
+    let key = this.byPresented.get(secret);
     if (key === undefined) {
-      const row = this.statements.byHash.get(hash);
+      if (!KEY_PATTERN.test(secret)) return null;
+      const row = this.statements.byHash.get(hashSecret(secret));
       key = row && row.revoked_at === null ? toKey(row) : null;
       // Bounded: unknown keys are cached too, so a flood of random keys cannot grow it forever.
-      if (this.byHash.size >= 10_000) this.byHash.clear();
-      this.byHash.set(hash, key);
+      if (this.byPresented.size >= 10_000) this.byPresented.clear();
+      this.byPresented.set(secret, key);
     }
     return key;
   }

@@ -1,16 +1,29 @@
 import { createMiddleware } from 'hono/factory';
+import type { Context } from 'hono';
 import type { GatewayEnv } from '../env.ts';
 import { sendError } from '../http/errors.ts';
-import type { KeyStore } from '../keys/store.ts';
+import type { ApiKey, KeyStore } from '../keys/store.ts';
+import type { QuotaCounter } from '../quota/counter.ts';
+import { meterRequest } from './quota.ts';
 
-/** 401 `API key required` without X-API-Key, 401 `Invalid API key` for anything not active. */
-export function requireApiKey(keys: KeyStore) {
+/** The active key of a request, or the 401 to answer: `API key required` / `Invalid API key`. */
+export function authenticateRequest(c: Context<GatewayEnv>, keys: KeyStore): ApiKey | Response {
+  const presented = c.req.header('x-api-key');
+  if (presented === undefined || presented.trim() === '') return sendError(c, 'apiKeyRequired');
+  return keys.authenticate(presented.trim()) ?? sendError(c, 'invalidApiKey');
+}
+
+/**
+ * For keyed endpoints: 401 for a missing or invalid key, then 429 once the key's quota for the
+ * window is used up (decisions.md precedence). Every authenticated request counts.
+ */
+export function requireApiKey(keys: KeyStore, counter: QuotaCounter) {
   return createMiddleware<GatewayEnv>(async (c, next) => {
-    const presented = c.req.header('x-api-key');
-    if (presented === undefined || presented.trim() === '') return sendError(c, 'apiKeyRequired');
-    const key = keys.authenticate(presented.trim());
-    if (!key) return sendError(c, 'invalidApiKey');
+    const key = authenticateRequest(c, keys);
+    if (key instanceof Response) return key;
     c.set('apiKey', key);
+    const limited = await meterRequest(c, counter, `key:${key.id}`, key.quota);
+    if (limited) return limited;
     await next();
   });
 }

@@ -26,12 +26,13 @@ export function commonHeaders() {
         'X-Request-Id': requestId,
       });
     }
-    c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Access-Control-Allow-Origin', '*');
-    c.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-    c.header('X-Request-Id', requestId);
-    // Set before the handlers run: c.body() (also in the not-found and error handlers) folds
-    // them into the response without rebuilding it.
+    // Every response is made by http/respond.ts, which starts from these (errors included).
+    c.set('headers', {
+      'X-Content-Type-Options': 'nosniff',
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Expose-Headers': EXPOSED_HEADERS,
+      'X-Request-Id': requestId,
+    });
     await next();
   });
 }

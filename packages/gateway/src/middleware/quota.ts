@@ -4,24 +4,23 @@ import type { GatewayEnv } from '../env.ts';
 import { sendError } from '../http/errors.ts';
 import { quotaHeaders, type QuotaCounter } from '../quota/counter.ts';
 
-async function meter(c: Context<GatewayEnv>, next: () => Promise<void>, counter: QuotaCounter, subject: string, quota: number) {
+/**
+ * Counts one request for `subject`. Adds the quota headers to whatever the request ends with, and
+ * returns the 429 to answer when the window's quota is used up (null otherwise).
+ */
+export async function meterRequest(c: Context<GatewayEnv>, counter: QuotaCounter, subject: string, quota: number): Promise<Response | null> {
   const decision = await counter.consume(subject, quota);
   const headers = quotaHeaders(decision);
   if (!decision.allowed) return sendError(c, 'rateLimitExceeded', undefined, headers);
-  // Set before the handler runs: c.body() folds these in without rebuilding the response.
-  for (const [name, value] of Object.entries(headers)) c.header(name, value);
-  await next();
-}
-
-/** Counts every authenticated request against its key's quota (run after requireApiKey). */
-export function meterKey(counter: QuotaCounter) {
-  return createMiddleware<GatewayEnv>(async (c, next) => {
-    const key = c.var.apiKey;
-    return meter(c, next, counter, `key:${key.id}`, key.quota);
-  });
+  Object.assign(c.var.headers, headers);
+  return null;
 }
 
 /** Counts unauthenticated requests per client address (GET /decks/{deckId}). */
 export function meterAddress(counter: QuotaCounter, quota: number, addressOf: (c: Context) => string) {
-  return createMiddleware<GatewayEnv>(async (c, next) => meter(c, next, counter, `addr:${addressOf(c)}`, quota));
+  return createMiddleware<GatewayEnv>(async (c, next) => {
+    const limited = await meterRequest(c, counter, `addr:${addressOf(c)}`, quota);
+    if (limited) return limited;
+    await next();
+  });
 }

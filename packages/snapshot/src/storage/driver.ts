@@ -19,6 +19,11 @@ export interface StorageDriver {
   put(key: string, body: Uint8Array, options?: PutOptions): Promise<ObjectInfo>;
   /** Every key under the prefix (a folder-like prefix ending in '/' or ''), in no set order. */
   list(prefix: string): Promise<string[]>;
+  /**
+   * Optional: every key under the prefix with its size, from one listing (S3 gives sizes with
+   * ListObjectsV2). Callers fall back to `list` plus other means when a driver lacks it.
+   */
+  listSizes?(prefix: string): Promise<Map<string, number>>;
   /** Removes the object; removing a missing object is not an error. */
   delete(key: string): Promise<void>;
   /** Releases handles and connections. */
@@ -29,6 +34,11 @@ export interface ObjectInfo {
   size: number;
   /** Opaque entity tag: changes whenever the content changes. */
   etag: string;
+  /**
+   * SHA-256 (hex) of the content, when the store can vouch for it without reading the bytes (the
+   * S3 driver keeps it in object metadata written by `put`). Absent when unknown.
+   */
+  sha256?: string;
 }
 
 export interface StoredObject extends ObjectInfo {

@@ -1,0 +1,138 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../gateway/src/db/database.ts';
+import { DeckStore } from '../../../gateway/src/decks/store.ts';
+import { registerDecksCommand } from './decks.ts';
+import { registerTokensCommand } from './tokens.ts';
+
+let dir: string;
+let dbFile: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'snapdeck-cli-'));
+  dbFile = join(dir, 'snapdeck.db');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the CLI in-process; returns what it printed and its exit code. */
+async function run(...args: string[]): Promise<{ out: string; err: string; code: number }> {
+  let out = '';
+  let err = '';
+  const program = new Command('snapdeck').exitOverride().configureOutput({ writeOut: (s) => (out += s), writeErr: (s) => (err += s) });
+  registerDecksCommand(program);
+  registerTokensCommand(program);
+  try {
+    await program.parseAsync(args, { from: 'user' });
+    return { out, err, code: 0 };
+  } catch (error) {
+    if (error instanceof CommanderError) return { out, err, code: error.exitCode };
+    throw error;
+  }
+}
+
+const DECK_ID = '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b';
+const deckLine = (id: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    id,
+    gameId: 'gundam',
+    name: 'Zeon Rush',
+    ownerDisplayName: 'char',
+    visibility: 'private',
+    createdAt: '2026-01-01T00:00:00Z',
+    updatedAt: '2026-01-02T00:00:00Z',
+    cards: [{ cardId: 'GD01-039', quantity: 4 }],
+    ...extra,
+  });
+
+function countDecks(): number {
+  const db = openDatabase(dbFile);
+  try {
+    return db.prepare('SELECT COUNT(*) FROM decks').pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
+
+describe('snapdeck decks import', () => {
+  it('imports and prints a summary', async () => {
+    const file = join(dir, 'decks.jsonl');
+    writeFileSync(file, `${deckLine(DECK_ID)}\n${deckLine('9b2d4c6e-8f10-4a12-b456-7890abcdef12')}\n{"id": "0e4b5c6d-7e8f-4a0b-9c1d-2e3f4a5b6c7d", "deleted": true}\n`);
+    const result = await run('decks', 'import', file, '--db', dbFile);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 2 decks upserted, 0 deleted \\(1 not found\\) in \\d+\\.\\d\\d s\\n$`));
+    expect(countDecks()).toBe(2);
+  });
+
+  it('prints FILE:LINE: reason on a bad line, exits 1 and changes nothing', async () => {
+    const file = join(dir, 'bad.jsonl');
+    writeFileSync(file, `${deckLine(DECK_ID)}\n\n${deckLine('9b2d4c6e-8f10-4a12-b456-7890abcdef12', { visibility: 'friends' })}\n`);
+    const result = await run('decks', 'import', file, '--db', dbFile);
+    expect(result).toEqual({ out: '', err: `${file}:3: visibility: must be public or private\n`, code: 1 });
+    expect(countDecks()).toBe(0);
+  });
+
+  it('reports a missing file', async () => {
+    const result = await run('decks', 'import', join(dir, 'nope.jsonl'), '--db', dbFile);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('cannot read the file (ENOENT)');
+  });
+});
+
+describe('snapdeck tokens', () => {
+  beforeEach(async () => {
+    const file = join(dir, 'decks.jsonl');
+    writeFileSync(file, `${deckLine(DECK_ID)}\n`);
+    await run('decks', 'import', file, '--db', dbFile);
+  });
+
+  function resolves(token: string, now?: number): boolean {
+    const db = openDatabase(dbFile);
+    try {
+      return new DeckStore(db).resolveToken(DECK_ID, token, now);
+    } finally {
+      db.close();
+    }
+  }
+
+  it('share prints a token alone on stdout, valid 24 hours by default', async () => {
+    const result = await run('tokens', 'share', DECK_ID, '--db', dbFile);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/^st_[0-9a-f]{32}\n$/);
+    const token = result.out.trim();
+    expect(resolves(token)).toBe(true);
+    expect(resolves(token, Date.now() + 86_400_000 - 60_000)).toBe(true);
+    expect(resolves(token, Date.now() + 86_400_000 + 60_000)).toBe(false);
+  });
+
+  it('share --ttl issues a shorter token and refuses more than 24 hours', async () => {
+    const token = (await run('tokens', 'share', DECK_ID, '--ttl', '60', '--db', dbFile)).out.trim();
+    expect(resolves(token, Date.now() + 120_000)).toBe(false);
+    for (const ttl of ['86401', '0', '1.5', 'abc']) {
+      const result = await run('tokens', 'share', DECK_ID, '--ttl', ttl, '--db', dbFile);
+      expect(result.code).toBe(1);
+      expect(result.err).toContain('--ttl');
+    }
+  });
+
+  it('private prints a pd_ link', async () => {
+    const result = await run('tokens', 'private', DECK_ID.toUpperCase(), '--db', dbFile);
+    expect(result.out).toMatch(/^pd_[0-9a-f]{32}\n$/);
+    expect(resolves(result.out.trim(), Date.now() + 10 * 365 * 86_400_000)).toBe(true);
+  });
+
+  it('an unknown or malformed deck id is a clear error with exit code 1', async () => {
+    const unknown = await run('tokens', 'share', '9b2d4c6e-8f10-4a12-b456-7890abcdef12', '--db', dbFile);
+    expect(unknown).toEqual({ out: '', err: `no deck with id 9b2d4c6e-8f10-4a12-b456-7890abcdef12 in ${dbFile}\n`, code: 1 });
+    const malformed = await run('tokens', 'private', 'deck-1', '--db', dbFile);
+    expect(malformed.code).toBe(1);
+    expect(malformed.err).toContain('a deck id is a UUID v4');
+  });
+
+  it('has help with examples', async () => {
+    const result = await run('tokens', 'share', '--help');
+    expect(result.out).toContain('Examples:');
+    expect(result.out).toContain('--ttl <seconds>');
+  });
+});

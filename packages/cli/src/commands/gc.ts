@@ -1,0 +1,74 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import {
+  DEFAULT_GC_KEEP, DEFAULT_GC_MIN_AGE_HOURS, GcUsageError, StorageUnavailableError, collectGarbage, openStorage, type GcDecision,
+} from '@snapdeck/snapshot';
+
+function wholeNumber(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number (0 or more)');
+  return Number(value);
+}
+
+function hours(value: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError('must be a number of hours (0 or more)');
+  return Number(value);
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+export function registerGcCommand(program: Command): void {
+  program
+    .command('gc')
+    .description('Delete old snapshot versions (every file of them), never the current one nor a recent one')
+    .option('--out <location>', 'snapshot location: a folder, or s3://bucket/prefix', 'snapshots')
+    .option('--keep <n>', 'versions kept per game, newest first (the current one is always kept)', wholeNumber, DEFAULT_GC_KEEP)
+    .option('--min-age <hours>', 'never delete a version younger than this', hours, DEFAULT_GC_MIN_AGE_HOURS)
+    .addOption(new Option('--game <slug...>', 'collect only these games (repeatable); default: every public game'))
+    .option('--dry-run', 'print what would be deleted, and delete nothing')
+    .addHelpText(
+      'after',
+      `
+A version is deleted only when it is not current, not among the --keep newest, and older than
+--min-age (by the time in its id). Partners walking a deleted version get 400 "Invalid cursor"
+and start their walk again, so keep --min-age above your longest walk. Each version is printed
+with what happens to it and why; the last line sums it up.
+
+Examples:
+  npx snapdeck gc --dry-run
+  npx snapdeck gc --keep 5 --min-age 72
+  npx snapdeck gc --out s3://my-bucket/snapdeck --game digimon`,
+    )
+    .action(async (options: { out: string; keep: number; minAge: number; game?: string[]; dryRun?: boolean }) => {
+      const storage = openStorage(options.out);
+      const dryRun = options.dryRun === true;
+      const print = (d: GcDecision) => {
+        const verb = d.action === 'keep' ? 'keep  ' : dryRun ? 'would delete' : 'delete';
+        const partial = d.complete ? '' : ', no manifest';
+        console.log(`${d.game} ${d.version}: ${verb} (${d.files} files, ${megabytes(d.bytes)}${partial}): ${d.reasons.join('; ')}`);
+      };
+      try {
+        const result = await collectGarbage({
+          storage,
+          games: options.game ?? [],
+          keep: options.keep,
+          minAgeHours: options.minAge,
+          dryRun,
+          onDecision: print,
+        });
+        const kept = result.decisions.filter((d) => d.action === 'keep').length;
+        console.log(
+          `${dryRun ? 'dry run: would delete' : 'deleted'} ${result.deletedVersions} version(s), ${result.deletedFiles} file(s), ` +
+            `${megabytes(result.deletedBytes)}, ${result.deletedClaims} build claim(s); kept ${kept} version(s) at ${storage.location}`,
+        );
+      } catch (error) {
+        if (error instanceof GcUsageError || error instanceof StorageUnavailableError) {
+          console.error(`snapdeck gc: ${error.message}`);
+          process.exit(1);
+        }
+        throw error;
+      } finally {
+        await storage.close?.();
+      }
+    });
+}

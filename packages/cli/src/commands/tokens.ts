@@ -1,0 +1,77 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { openDatabase } from '../../../gateway/src/db/database.ts';
+import { DeckStore, MAX_SHARE_TTL_SECONDS, normalizeDeckId } from '../../../gateway/src/decks/store.ts';
+import { DEFAULT_DB } from './decks.ts';
+
+function parseTtl(value: string): number {
+  const ttl = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(ttl) || ttl < 1 || ttl > MAX_SHARE_TTL_SECONDS) {
+    throw new InvalidArgumentError(`a whole number of seconds from 1 to ${MAX_SHARE_TTL_SECONDS} (share tokens live at most 24 hours)`);
+  }
+  return ttl;
+}
+
+function parseDeckId(value: string): string {
+  const id = normalizeDeckId(value);
+  if (!id) throw new InvalidArgumentError('a deck id is a UUID v4, like 3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b');
+  return id;
+}
+
+/**
+ * Runs `issue` against the deck store and prints the token alone on stdout (so scripts can
+ * capture it: TOKEN=$(npx snapdeck tokens share ...)); a deck that does not exist is an error.
+ */
+function issueToken(command: Command, dbFile: string, deckId: string, issue: (store: DeckStore) => string | null): void {
+  const db = openDatabase(dbFile);
+  try {
+    const token = issue(new DeckStore(db));
+    if (token === null) command.error(`no deck with id ${deckId} in ${dbFile}`, { exitCode: 1, code: 'snapdeck.deckNotFound' });
+    const config = command.configureOutput();
+    const text = `${token}\n`;
+    if (config.writeOut) config.writeOut(text);
+    else process.stdout.write(text);
+  } finally {
+    db.close();
+  }
+}
+
+/** `snapdeck tokens share|private DECK_ID` (decisions.md "Operator interface"). */
+export function registerTokensCommand(program: Command): void {
+  const tokens = program
+    .command('tokens')
+    .description('issue tokens that open a private deck: GET /v1/decks/{deckId}?token=TOKEN');
+
+  tokens
+    .command('share')
+    .description('print a new share token for a deck (valid for --ttl seconds, at most 24 hours)')
+    .argument('<deckId>', 'the deck id (UUID v4)', parseDeckId)
+    .option('--ttl <seconds>', 'lifetime in seconds, 1 to 86400', parseTtl, MAX_SHARE_TTL_SECONDS)
+    .option('--db <file>', 'SQLite database file', DEFAULT_DB)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ npx snapdeck tokens share 3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b
+  $ TOKEN=$(npx snapdeck tokens share 3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b --ttl 3600)
+  $ curl "http://127.0.0.1:8787/v1/decks/3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b?token=$TOKEN"`,
+    )
+    .action((deckId: string, options: { ttl: number; db: string }, command: Command) => {
+      issueToken(command, options.db, deckId, (store) => store.createShareToken(deckId, options.ttl));
+    });
+
+  tokens
+    .command('private')
+    .description('print a new pd_ private link token for a deck (never expires)')
+    .argument('<deckId>', 'the deck id (UUID v4)', parseDeckId)
+    .option('--db <file>', 'SQLite database file', DEFAULT_DB)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ npx snapdeck tokens private 3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b
+  $ curl "http://127.0.0.1:8787/v1/decks/3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b?token=pd_..."`,
+    )
+    .action((deckId: string, options: { db: string }, command: Command) => {
+      issueToken(command, options.db, deckId, (store) => store.createPrivateLink(deckId));
+    });
+}

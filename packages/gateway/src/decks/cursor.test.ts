@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { decodeDeckCursor, directionOf, encodeDeckCursor, type DeckListing } from './cursor.ts';
+import { parseIsoMs, toIso } from './timestamps.ts';
+
+const key = Buffer.alloc(32, 1);
+const listing: DeckListing = { game: 'digimon', sort: 'likeCount', updatedSince: null };
+const position = { value: 42, id: '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b' };
+
+describe('deck cursors', () => {
+  it('round-trips a position and the start', () => {
+    expect(decodeDeckCursor(key, encodeDeckCursor(key, listing, position), listing)).toEqual({ ok: true, position });
+    expect(decodeDeckCursor(key, encodeDeckCursor(key, listing, null), listing)).toEqual({ ok: true, position: null });
+    const since = { ...listing, sort: 'updatedAt' as const, updatedSince: -5 };
+    const negative = { value: -62_000_000_000_000, id: position.id };
+    expect(decodeDeckCursor(key, encodeDeckCursor(key, since, negative), since)).toEqual({ ok: true, position: negative });
+  });
+
+  it('is opaque (no readable parameters) and URL-safe', () => {
+    const cursor = encodeDeckCursor(key, listing, position);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(cursor).not.toContain('digimon');
+  });
+
+  it('binds game, sort, direction and filter', () => {
+    const cursor = encodeDeckCursor(key, listing, position);
+    expect(decodeDeckCursor(key, cursor, { ...listing, game: 'gundam' }).ok).toBe(false);
+    expect(decodeDeckCursor(key, cursor, { ...listing, sort: 'viewCount' }).ok).toBe(false);
+    const since = { game: 'digimon', sort: 'updatedAt' as const, updatedSince: 1000 };
+    const withSince = encodeDeckCursor(key, since, position);
+    expect(directionOf(since)).toBe('asc');
+    expect(directionOf(listing)).toBe('desc');
+    expect(decodeDeckCursor(key, withSince, { ...since, updatedSince: null }).ok).toBe(false);
+    expect(decodeDeckCursor(key, withSince, { ...since, updatedSince: 1001 }).ok).toBe(false);
+    expect(decodeDeckCursor(Buffer.alloc(32, 2), withSince, since).ok).toBe(false);
+  });
+
+  it('rejects every single-character change', () => {
+    const cursor = encodeDeckCursor(key, listing, position);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    for (let i = 0; i < cursor.length; i++) {
+      if (cursor[i] === '.') continue;
+      const other = alphabet[(alphabet.indexOf(cursor[i]!) + 1) % alphabet.length]!;
+      expect(decodeDeckCursor(key, cursor.slice(0, i) + other + cursor.slice(i + 1), listing).ok, `position ${i}`).toBe(false);
+    }
+    expect(decodeDeckCursor(key, 'a'.repeat(600), listing).ok).toBe(false);
+  });
+});
+
+describe('timestamps', () => {
+  it.each([
+    ['2026-01-31T12:00:00Z', '2026-01-31T12:00:00.000Z'],
+    ['2026-01-31T12:00:00.5Z', '2026-01-31T12:00:00.500Z'],
+    ['2026-01-31T12:00:00.123999Z', '2026-01-31T12:00:00.123Z'],
+    ['2026-01-31T13:30:00+01:30', '2026-01-31T12:00:00.000Z'],
+    ['2026-01-31T12:00:00-0000', '2026-01-31T12:00:00.000Z'],
+    ['2026-01-31t12:00z', '2026-01-31T12:00:00.000Z'],
+    ['2024-02-29T00:00:00Z', '2024-02-29T00:00:00.000Z'],
+  ])('%s → %s', (text, iso) => {
+    expect(toIso(parseIsoMs(text)!)).toBe(iso);
+  });
+
+  it.each(['2026-01-31', '2026-01-31T12:00:00', '2025-02-29T00:00:00Z', '2026-13-01T00:00:00Z', '2026-01-31T24:00:00Z', '2026-01-31T12:00:60Z', '2026-01-31 12:00:00Z', '10000-01-01T00:00:00Z', '2026-01-31T12:00:00+24:00', '', 'yesterday'])(
+    'rejects %j',
+    (text) => {
+      expect(parseIsoMs(text)).toBeNull();
+    },
+  );
+});

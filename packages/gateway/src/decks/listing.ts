@@ -1,0 +1,60 @@
+import type { GameSlug } from '@snapdeck/contract';
+import { decodeDeckCursor, encodeDeckCursor, type DeckListing } from './cursor.ts';
+import type { DeckStore } from './store.ts';
+import type { DeckSort, DeckSummary } from './types.ts';
+
+/** interface.md §4.4 / §8: limit is clamped to 1 to 50, default 20. */
+export const LIST_LIMIT_MIN = 1;
+export const LIST_LIMIT_MAX = 50;
+export const LIST_LIMIT_DEFAULT = 20;
+
+export function clampListLimit(limit: number): number {
+  return Math.min(LIST_LIMIT_MAX, Math.max(LIST_LIMIT_MIN, Math.trunc(limit)));
+}
+
+export interface PublicListingRequest {
+  game: GameSlug;
+  sort: DeckSort;
+  /** Already clamped by the caller (clampListLimit). */
+  limit: number;
+  /** Epoch ms, or null without the filter (then sort may be anything). */
+  updatedSince: number | null;
+  /** The client's `startAfter`, if any. */
+  startAfter?: string | undefined;
+}
+
+/** data of a GET /v1/decks/public response. */
+export interface PublicListingPage {
+  decks: DeckSummary[];
+  nextCursor: string;
+  hasMore: boolean;
+  totalCount: number;
+}
+
+export type PublicListingResult = { ok: true; page: PublicListingPage } | { ok: false; error: 'invalidCursor' };
+
+/**
+ * One page of GET /v1/decks/public: verifies `startAfter` against the listing's parameters, reads
+ * the page, and signs the next cursor. `nextCursor` is always a string (decisions.md): just past
+ * the last deck returned, or, for an empty page, the position the client asked from (the start of
+ * the listing when it sent no cursor), so following it later yields only decks that sort after it.
+ */
+export function listPublicDecks(store: DeckStore, cursorKey: Uint8Array, request: PublicListingRequest): PublicListingResult {
+  const listing: DeckListing = { game: request.game, sort: request.sort, updatedSince: request.updatedSince };
+  let after = null;
+  if (request.startAfter !== undefined) {
+    const decoded = decodeDeckCursor(cursorKey, request.startAfter, listing);
+    if (!decoded.ok) return { ok: false, error: 'invalidCursor' };
+    after = decoded.position;
+  }
+  const page = store.listPublic({ game: request.game, sort: request.sort, limit: request.limit, after, updatedSince: request.updatedSince });
+  return {
+    ok: true,
+    page: {
+      decks: page.decks,
+      nextCursor: encodeDeckCursor(cursorKey, listing, page.last),
+      hasMore: page.hasMore,
+      totalCount: page.totalCount,
+    },
+  };
+}
