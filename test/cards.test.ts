@@ -240,6 +240,17 @@ describe('HTTP behaviour', () => {
     }
   });
 
+  it('says how long each response may be cached, and what it varies on', async () => {
+    const first = await getJson(`${gateway.base}/games/digimon/cards?hitsPerPage=100`, auth());
+    expect(first.headers.get('cache-control')).toBe('public, max-age=60');
+    expect(first.headers.get('vary')).toBe('Accept-Encoding, X-API-Key');
+    const next = await getJson(`${gateway.base}/games/digimon/cards?hitsPerPage=100&cursor=${encodeURIComponent(first.body.data.cursor)}`, auth());
+    expect(next.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const error = await getJson(`${gateway.base}/games/digimon/cards?hitsPerPage=0`, auth());
+    expect(error.headers.get('cache-control')).toBe('no-store');
+    expect(error.headers.get('content-type')).toBe('application/json');
+  });
+
   it('404 Not found for unknown routes and 405 for wrong methods, as JSON', async () => {
     const unknown = await getJson(`${gateway.base}/nothing-here`, auth());
     expect(unknown.status).toBe(404);

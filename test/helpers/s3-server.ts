@@ -24,6 +24,9 @@ export interface S3TestServer {
   stop(): Promise<void>;
 }
 
+// The SDK warns once per process that it will need Node 22 from 2027: noise in test output.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

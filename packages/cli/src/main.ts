@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { registerBuildCommand } from './commands/build.ts';
+import { registerDecksCommand } from './commands/decks.ts';
+import { registerGcCommand } from './commands/gc.ts';
 import { registerKeysCommand } from './commands/keys.ts';
 import { registerServeCommand } from './commands/serve.ts';
-import { registerOptionalCommands } from './commands/optional.ts';
+import { registerTokensCommand } from './commands/tokens.ts';
 
 const program = new Command()
   .name('snapdeck')
@@ -12,8 +14,10 @@ const program = new Command()
 
 registerBuildCommand(program);
 registerServeCommand(program);
+registerGcCommand(program);
 registerKeysCommand(program);
-await registerOptionalCommands(program);
+registerDecksCommand(program);
+registerTokensCommand(program);
 
 try {
   await program.parseAsync(process.argv);

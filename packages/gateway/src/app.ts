@@ -7,10 +7,15 @@ import { sendError } from './http/errors.ts';
 import type { KeyStore } from './keys/store.ts';
 import { requireApiKey } from './middleware/api-key.ts';
 import { commonHeaders } from './middleware/common-headers.ts';
+import { accessLog } from './middleware/access-log.ts';
+import { registerDeprecations, type Deprecation } from './middleware/deprecation.ts';
 import type { QuotaCounter } from './quota/counter.ts';
 import { cardRoutes } from './routes/cards.ts';
+import { deckRoutes } from './routes/decks.ts';
 import { gamesRoutes } from './routes/games.ts';
 import { openApiRoutes } from './routes/openapi.ts';
+import { healthRoutes } from './routes/health.ts';
+import { GatewayMetrics, metricsRoutes } from './routes/metrics.ts';
 
 export interface GatewayOptions {
   db: Db;
@@ -22,6 +27,8 @@ export interface GatewayOptions {
   addressQuota?: number;
   /** Take the client address from X-Forwarded-For (only behind a proxy you trust). */
   trustProxy?: boolean;
+  /** Routes answering with Deprecation / Sunset / Link headers (middleware/deprecation.ts). */
+  deprecations?: Deprecation[];
 }
 
 /** Everything a route module needs to register its routes. */
@@ -51,7 +58,10 @@ function patternToRegExp(path: string): RegExp {
 
 export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
   const app = new Hono<GatewayEnv>();
+  const metrics = new GatewayMetrics(options.snapshots, options.quota);
+  app.use('*', accessLog(options.log, metrics));
   app.use('*', commonHeaders());
+  registerDeprecations(app, options.deprecations);
 
   const routes: GatewayRoutes = {
     ...options,
@@ -65,7 +75,10 @@ export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
   };
   gamesRoutes(routes);
   cardRoutes(routes);
+  deckRoutes(routes);
   openApiRoutes(routes);
+  healthRoutes(routes);
+  metricsRoutes(routes, metrics);
 
   const known = app.routes
     .filter((route) => route.method !== 'ALL')

@@ -7,6 +7,8 @@ import { createApp } from './app.ts';
 import { openDatabase, type Db } from './db/database.ts';
 import { KeyStore } from './keys/store.ts';
 import { MemoryQuotaCounter, type QuotaCounter } from './quota/counter.ts';
+import { RedisQuotaCounter } from './quota/redis.ts';
+import type { Deprecation } from './middleware/deprecation.ts';
 
 export interface GatewayConfig {
   port: number;
@@ -19,6 +21,13 @@ export interface GatewayConfig {
   addressQuota?: number;
   trustProxy?: boolean;
   log?: Logger;
+  /**
+   * redis://host:port: quotas shared by every gateway process using it. Without it, each process
+   * counts on its own. While Redis is unreachable, counting falls back to this process (quota/redis.ts).
+   */
+  redis?: string;
+  /** Routes answering with Deprecation / Sunset / Link (validated; see middleware/deprecation.ts). */
+  deprecations?: Deprecation[];
 }
 
 export interface RunningGateway {
@@ -39,7 +48,14 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     pointerTtlMs: config.pointerTtlMs,
     onError: (err, context) => log.warn({ err }, context),
   });
-  const quota: QuotaCounter = new MemoryQuotaCounter();
+  let quota: QuotaCounter;
+  if (config.redis) {
+    const redis = new RedisQuotaCounter(config.redis, { log });
+    await redis.ready();
+    quota = redis;
+  } else {
+    quota = new MemoryQuotaCounter();
+  }
   const app = createApp({
     db,
     keys: new KeyStore(db),
@@ -48,7 +64,11 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     log,
     addressQuota: config.addressQuota,
     trustProxy: config.trustProxy,
+    deprecations: config.deprecations,
   });
+  for (const d of config.deprecations ?? []) {
+    if (!app.routes.some((route) => route.path === d.path && route.method !== 'ALL')) log.warn({ path: d.path }, 'deprecation configured for a path no route has');
+  }
 
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s as Server));

@@ -20,7 +20,11 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 async function run(...args: string[]): Promise<{ out: string; err: string; code: number }> {
   let out = '';
   let err = '';
-  const program = new Command('snapdeck').exitOverride().configureOutput({ writeOut: (s) => (out += s), writeErr: (s) => (err += s) });
+  // As the real entry point (main.ts) configures it: a usage hint after commander's own errors.
+  const program = new Command('snapdeck')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => (out += s), writeErr: (s) => (err += s) });
   registerDecksCommand(program);
   registerTokensCommand(program);
   try {

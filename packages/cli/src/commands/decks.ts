@@ -1,8 +1,18 @@
-import type { Command } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { openDatabase } from '../../../gateway/src/db/database.ts';
 import { DeckImportError, importDecksFromFile } from '../../../gateway/src/decks/import.ts';
 
 export const DEFAULT_DB = 'data/snapdeck.db';
+
+/**
+ * Prints a failure (not a usage error, so without the program's "run with --help" hint) and ends
+ * the command with exit code 1. Thrown as a CommanderError, which the CLI's entry point and
+ * commander's exitOverride treat as "already reported".
+ */
+export function fail(command: Command, message: string, code: string): never {
+  outputOf(command).err(`${message}\n`);
+  throw new CommanderError(1, code, message);
+}
 
 /** Where a command writes: its commander output configuration (tests capture it), else the process streams. */
 export function outputOf(command: Command): { out(text: string): void; err(text: string): void } {
@@ -50,10 +60,10 @@ Examples:
         const notFound = result.notFound > 0 ? ` (${result.notFound} not found)` : '';
         io.out(`${file}: ${result.upserted} decks upserted, ${result.deleted} deleted${notFound} in ${(result.elapsedMs / 1000).toFixed(2)} s\n`);
       } catch (error) {
-        if (error instanceof DeckImportError) command.error(`${file}:${error.line}: ${error.reason}`, { exitCode: 1, code: 'snapdeck.import' });
+        if (error instanceof DeckImportError) fail(command, `${file}:${error.line}: ${error.reason}`, 'snapdeck.import');
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') {
-          command.error(`${file}: cannot read the file (${code}); nothing was imported`, { exitCode: 1, code: 'snapdeck.import' });
+          fail(command, `${file}: cannot read the file (${code}); nothing was imported`, 'snapdeck.import');
         }
         throw error;
       } finally {

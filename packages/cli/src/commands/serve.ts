@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { startGateway } from '@snapdeck/gateway';
+import { loadDeprecations, redactRedisUrl, startGateway, type Deprecation } from '@snapdeck/gateway';
 
 function port(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
@@ -21,16 +21,22 @@ export function registerServeCommand(program: Command): void {
     .option('--db <file>', 'SQLite database (keys, decks)', 'data/snapdeck.db')
     .option('--cache-mb <n>', 'memory for cached pages and cards, in MiB', megabytes, 128 * 1024 * 1024)
     .option('--trust-proxy', 'take client addresses from X-Forwarded-For (only behind a proxy you trust)')
+    .option('--redis <url>', 'share quotas across gateway processes through Redis (redis://host:6379); while it is unreachable each process counts alone')
+    .option('--deprecations <file>', 'JSON array of {method?, path, announcedAt, sunsetAt, link}: routes that answer with Deprecation, Sunset and Link headers')
     .addHelpText(
       'after',
       `
 A newly built version becomes the one served within a second, without a restart. SIGTERM or
-Ctrl-C stops accepting connections and lets in-flight requests finish.
+Ctrl-C stops accepting connections and lets in-flight requests finish. --port 0 picks a free
+port; the URL is printed on stderr either way. Also served: GET /healthz, /readyz, /metrics.
+LOG_LEVEL (default info; silent turns the JSON access log off) sets what is logged on stdout.
 
 Example:
   npx snapdeck serve --port 8787 --snapshots snapshots --db data/snapdeck.db`,
     )
-    .action(async (options: { port: number; host: string; snapshots: string; db: string; cacheMb: number; trustProxy?: boolean }) => {
+    .action(async (options: { port: number; host: string; snapshots: string; db: string; cacheMb: number; trustProxy?: boolean; redis?: string; deprecations?: string }) => {
+      // A wrong file stops the start-up with the problems listed (main.ts prints the message).
+      const deprecations: Deprecation[] | undefined = options.deprecations ? await loadDeprecations(options.deprecations) : undefined;
       const gateway = await startGateway({
         port: options.port,
         host: options.host,
@@ -38,8 +44,13 @@ Example:
         db: options.db,
         cacheBytes: options.cacheMb,
         trustProxy: options.trustProxy ?? false,
+        redis: options.redis,
+        deprecations,
       });
-      console.error(`snapdeck gateway listening on ${gateway.url}/v1 (snapshots: ${options.snapshots}, db: ${options.db})`);
+      console.error(
+        `snapdeck gateway listening on ${gateway.url}/v1 (snapshots: ${options.snapshots}, db: ${options.db}` +
+          `${options.redis ? `, quota: ${redactRedisUrl(options.redis)}` : ''}${deprecations?.length ? `, ${deprecations.length} deprecated route(s)` : ''})`,
+      );
       const stop = (signal: string) => {
         console.error(`${signal}: finishing in-flight requests, then stopping`);
         gateway.close().then(() => process.exit(0), () => process.exit(1));

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { openDatabase } from '../../../gateway/src/db/database.ts';
 import { DeckStore, MAX_SHARE_TTL_SECONDS, normalizeDeckId } from '../../../gateway/src/decks/store.ts';
-import { DEFAULT_DB } from './decks.ts';
+import { DEFAULT_DB, fail, outputOf } from './decks.ts';
 
 function parseTtl(value: string): number {
   const ttl = Number(value);
@@ -25,11 +25,8 @@ function issueToken(command: Command, dbFile: string, deckId: string, issue: (st
   const db = openDatabase(dbFile);
   try {
     const token = issue(new DeckStore(db));
-    if (token === null) command.error(`no deck with id ${deckId} in ${dbFile}`, { exitCode: 1, code: 'snapdeck.deckNotFound' });
-    const config = command.configureOutput();
-    const text = `${token}\n`;
-    if (config.writeOut) config.writeOut(text);
-    else process.stdout.write(text);
+    if (token === null) fail(command, `no deck with id ${deckId} in ${dbFile}`, 'snapdeck.deckNotFound');
+    outputOf(command).out(`${token}\n`);
   } finally {
     db.close();
   }

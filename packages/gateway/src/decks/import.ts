@@ -129,7 +129,7 @@ const BATCH = 2000;
 const ROWS_PER_INSERT = 64;
 /**
  * Bulk mode: once an import has written this many decks, and at least a fifth of the decks the
- * table held before, the five listing indexes are dropped and rebuilt at the end (still inside the
+ * table held before, the listing indexes (decks_public_*) are dropped and rebuilt at the end (still inside the
  * transaction, so readers never see them missing). Building an index from sorted data is several
  * times cheaper than maintaining it through a million random inserts; for a small import into a
  * big table, rebuilding would cost more than it saves.
@@ -224,16 +224,17 @@ function writer(db: Db, bulkMinDecks: number) {
   };
 }
 
-/**
- * Imports JSON Lines (strings without their newline) into the deck tables, in one transaction.
- * Throws DeckImportError naming the first bad line; the database is then unchanged.
- * The connection is used exclusively until the promise settles.
- */
 export interface ImportOptions {
   /** Decks written before bulk mode may start (tests lower it). Default BULK_MIN_DECKS. */
   bulkMinDecks?: number;
 }
 
+/**
+ * Imports JSON Lines (strings without their newline) into the deck tables, in one transaction.
+ * Throws DeckImportError naming the first bad line; the database is then unchanged.
+ * The connection is used exclusively until the promise settles. Readers on other connections
+ * keep reading the previous state (WAL) until the commit; other writers wait for it.
+ */
 export async function importDecks(db: Db, lines: ImportSource, options: ImportOptions = {}): Promise<ImportResult> {
   if (db.inTransaction) throw new Error('importDecks needs a connection that is not already in a transaction');
   const started = performance.now();
@@ -254,8 +255,8 @@ export async function importDecks(db: Db, lines: ImportSource, options: ImportOp
   const tempStore = db.pragma('temp_store', { simple: true }) as number;
   db.pragma('cache_size = -262144');
   db.pragma('temp_store = MEMORY');
-  db.exec('BEGIN IMMEDIATE');
   try {
+    db.exec('BEGIN IMMEDIATE');
     write.begin();
     for await (const raw of lines) {
       result.lines += 1;

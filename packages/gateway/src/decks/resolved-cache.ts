@@ -9,9 +9,13 @@ import { needsCatalog, resolveZoneId } from './zones.ts';
  * interface.md §2.5 says a cached deck keeps its zone values until its updatedAt changes, so a
  * catalog rebuild that changes a card's type does not move cards of decks already resolved, and a
  * re-import that bumps updatedAt gets a fresh resolution. Bounded by entry count (LRU).
+ *
+ * Only the zones are cached, with the entries they were resolved for: ids, quantities and order
+ * always come from the deck as stored now, and a re-import that changed the entries without
+ * bumping updatedAt is resolved afresh instead of being served someone else's zones.
  */
 export class ResolvedDeckCache {
-  private readonly cache: LRUCache<string, readonly CardEntry[]>;
+  private readonly cache: LRUCache<string, { fingerprint: string; zones: readonly string[] }>;
 
   constructor(options: { maxDecks?: number } = {}) {
     this.cache = new LRUCache({ max: options.maxDecks ?? 20_000 });
@@ -23,12 +27,14 @@ export class ResolvedDeckCache {
    */
   async resolve(deck: StoredDeck, lookup: CardLookup): Promise<CardEntry[]> {
     const game = deck.gameId;
+    const served = (zones: readonly string[]) => deck.cards.map((entry, i) => ({ cardId: entry.cardId, quantity: entry.quantity, zoneId: zones[i]! }));
     if (!deck.cards.some((entry) => needsCatalog(game, entry.zoneId))) {
-      return deck.cards.map((entry) => ({ cardId: entry.cardId, quantity: entry.quantity, zoneId: resolveZoneId(game, entry.zoneId, null) }));
+      return served(deck.cards.map((entry) => resolveZoneId(game, entry.zoneId, null)));
     }
     const key = `${deck.id}@${deck.updatedAt}`;
+    const fingerprint = deck.cards.map((entry) => `${entry.cardId}\u0000${entry.zoneId ?? ''}`).join('\u0001');
     const cached = this.cache.get(key);
-    if (cached) return cached.map((entry) => ({ ...entry }));
+    if (cached && cached.fingerprint === fingerprint) return served(cached.zones);
 
     const ids = new Set(deck.cards.filter((entry) => needsCatalog(game, entry.zoneId)).map((entry) => entry.cardId));
     const types = new Map<string, string | null>();
@@ -37,13 +43,9 @@ export class ResolvedDeckCache {
         types.set(id, (await lookup(id))?.cardType ?? null);
       }),
     );
-    const resolved = deck.cards.map((entry) => ({
-      cardId: entry.cardId,
-      quantity: entry.quantity,
-      zoneId: resolveZoneId(game, entry.zoneId, types.get(entry.cardId) ?? null),
-    }));
-    this.cache.set(key, resolved);
-    return resolved.map((entry) => ({ ...entry }));
+    const zones = deck.cards.map((entry) => resolveZoneId(game, entry.zoneId, types.get(entry.cardId) ?? null));
+    this.cache.set(key, { fingerprint, zones });
+    return served(zones);
   }
 
   get size(): number {

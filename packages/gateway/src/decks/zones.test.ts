@@ -113,6 +113,14 @@ describe('ResolvedDeckCache', () => {
     expect((await cache.resolve(chronoDeck(2, deck), after))[0]!.zoneId).toBe('loadout');
   });
 
+  it('serves current ids and quantities, and resolves afresh when the entries changed under the same updatedAt', async () => {
+    const cache = new ResolvedDeckCache();
+    const lookup = lookupOf({ 'WNR01-001': 'Pilot', 'WNR01-022': 'Upgrade' });
+    await cache.resolve(chronoDeck(1, [{ cardId: 'WNR01-022', quantity: 3, zoneId: null }]), lookup);
+    expect(await cache.resolve(chronoDeck(1, [{ cardId: 'WNR01-022', quantity: 2, zoneId: null }]), lookup)).toEqual([{ cardId: 'WNR01-022', quantity: 2, zoneId: 'main' }]);
+    expect(await cache.resolve(chronoDeck(1, [{ cardId: 'WNR01-001', quantity: 1, zoneId: null }]), lookup)).toEqual([{ cardId: 'WNR01-001', quantity: 1, zoneId: 'loadout' }]);
+  });
+
   it('never consults the catalog for other games, and results cannot be mutated into the cache', async () => {
     const cache = new ResolvedDeckCache({ maxDecks: 1 });
     const lookup = vi.fn(async () => null);

@@ -1,13 +1,28 @@
 /**
- * Cache-Control per kind of response, in one place. Keyed responses are `private`: a shared
- * cache must not answer for the gateway, which authenticates and meters every request.
+ * Cache-Control per kind of response, in one place (the operator's guide in README.md explains
+ * how a CDN should treat them).
+ *
+ * Card data is public, and the key on card endpoints exists to meter partners, so those
+ * responses may be stored by a shared cache — keyed by X-API-Key (they all say `Vary: X-API-Key`),
+ * so a cached page is only ever given to the key that fetched it. Anything reached with a deck
+ * token is private and never stored. Errors are never stored.
  */
 export const CACHE = {
-  games: 'private, max-age=3600',
+  games: 'public, max-age=3600',
   /** A page reached by cursor never changes: the cursor pins version, hitsPerPage and page. */
-  cursorPage: 'private, max-age=31536000, immutable',
+  cursorPage: 'public, max-age=31536000, immutable',
   /** The first page follows the current version, which a rebuild moves. */
-  firstPage: 'private, max-age=60',
-  card: 'private, max-age=300',
+  firstPage: 'public, max-age=60',
+  card: 'public, max-age=300, stale-while-revalidate=600',
+  /** Deck listings and details change with every import; clients revalidate with ETag. */
+  deckListing: 'private, no-cache',
+  /** A public deck: short, and a cache may serve it a little stale while it refreshes. */
+  publicDeck: 'public, max-age=60, stale-while-revalidate=300',
+  /** A private deck reached by its token. */
+  tokenDeck: 'private, no-store',
   openapi: 'public, max-age=3600',
+  error: 'no-store',
 } as const;
+
+/** Request headers a keyed response depends on, besides Accept-Encoding. */
+export const KEYED_VARY = ['X-API-Key'];

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { ERRORS, ERROR_STATUS, type ErrorCode } from '@snapdeck/contract';
 import type { GatewayEnv } from '../env.ts';
+import { CACHE } from './cache-policy.ts';
 import { respond } from './respond.ts';
 
 /** The contract's error body, `{"error": <documented string>}` plus an optional `detail`. */
@@ -11,7 +12,7 @@ export function errorBody(code: ErrorCode, detail?: string): string {
 export function sendError(c: Context<GatewayEnv>, code: ErrorCode, detail?: string, headers?: Record<string, string>): Response {
   return respond(c, ERROR_STATUS[code], errorBody(code, detail), {
     'Content-Type': 'application/json',
-    'Cache-Control': 'no-store',
+    'Cache-Control': CACHE.error,
     ...headers,
   });
 }

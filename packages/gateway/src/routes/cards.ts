@@ -1,7 +1,7 @@
 import { CARD_ID_PATTERN, findGame } from '@snapdeck/contract';
 import { resolveCursor, type SnapshotVersion } from '@snapdeck/snapshot';
 import type { GatewayRoutes } from '../app.ts';
-import { CACHE } from '../http/cache-policy.ts';
+import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
 import { sendError } from '../http/errors.ts';
 import { negotiateEncoding, sendRepresentation } from '../http/send.ts';
 
@@ -40,6 +40,7 @@ export function cardRoutes({ app, keyed, snapshots, currentVersion }: GatewayRou
       ...body,
       contentType: 'application/json',
       cacheControl: cursor === undefined ? CACHE.firstPage : CACHE.cursorPage,
+      vary: KEYED_VARY,
     });
   });
 
@@ -51,6 +52,6 @@ export function cardRoutes({ app, keyed, snapshots, currentVersion }: GatewayRou
     const version = await currentVersion(game.slug);
     const body = await version.card(cardId, negotiateEncoding(c.req.header('accept-encoding')));
     if (!body) return sendError(c, 'cardNotFound');
-    return sendRepresentation(c, { ...body, contentType: 'application/json', cacheControl: CACHE.card });
+    return sendRepresentation(c, { ...body, contentType: 'application/json', cacheControl: CACHE.card, vary: KEYED_VARY });
   });
 }

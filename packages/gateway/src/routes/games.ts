@@ -1,7 +1,7 @@
 import { GAMES } from '@snapdeck/contract';
 import { contentTag } from '@snapdeck/snapshot';
 import type { GatewayRoutes } from '../app.ts';
-import { CACHE } from '../http/cache-policy.ts';
+import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
 import { sendRepresentation } from '../http/send.ts';
 
 /** GET /v1/games: a fixed list, rendered once. */
@@ -11,6 +11,6 @@ export function gamesRoutes({ app, keyed }: GatewayRoutes): void {
   );
   const etag = contentTag(bytes);
   app.get('/v1/games', keyed, (c) =>
-    sendRepresentation(c, { bytes, etag, encoding: 'identity', contentType: 'application/json', cacheControl: CACHE.games }),
+    sendRepresentation(c, { bytes, etag, encoding: 'identity', contentType: 'application/json', cacheControl: CACHE.games, vary: KEYED_VARY }),
   );
 }

@@ -1,0 +1,179 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { MemoryQuotaCounter, windowOf, type QuotaCounter, type QuotaDecision } from './counter.ts';
+
+/**
+ * One atomic step per request: count it, and make sure the window's key expires.
+ *
+ * KEYS[1]  snapdeck:quota:<window start, epoch seconds>:<subject>
+ * ARGV[1]  when the key expires, epoch milliseconds (the window's end plus a grace period)
+ *
+ * The first increment creates the key and sets its expiry in the same script, so no key is ever
+ * left without one (a key found without a TTL, say after a manual PERSIST, gets it back). The
+ * count is returned and compared with the quota by the caller: INCR is atomic, so N concurrent
+ * requests get the distinct counts 1..N and exactly min(N, Q) of them are <= Q, across any number
+ * of gateway processes. Rejected requests raise the count past Q; that changes nobody's admission.
+ */
+export const QUOTA_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 or redis.call('PTTL', KEYS[1]) == -1 then
+  redis.call('PEXPIREAT', KEYS[1], ARGV[1])
+end
+return count
+`;
+
+export const QUOTA_KEY_PREFIX = 'snapdeck:quota:';
+
+type QuotaRedis = Redis & { snapdeckQuota(key: string, expireAtMs: string): Promise<number> };
+
+export interface RedisQuotaCounterOptions {
+  /** Clock for the window (tests). The window comes from the gateway's clock: keep hosts on NTP. */
+  now?: () => number;
+  log?: Pick<Logger, 'error' | 'warn' | 'info'>;
+  /** A quota command slower than this counts as Redis being down (default 250 ms). */
+  commandTimeoutMs?: number;
+  /** After a failure, requests skip Redis for this long before it is tried again (default 1000 ms). */
+  retryAfterMs?: number;
+  /** How long `ready()` waits for the first connection (default 2000 ms). */
+  connectTimeoutMs?: number;
+  /** Keys outlive their window by this much (default 60 s), so a slow clock never counts in an expired key. */
+  graceMs?: number;
+  keyPrefix?: string;
+}
+
+/** The URL without its password, for logs. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<unparseable redis url>';
+  }
+}
+
+/**
+ * The quota shared by every gateway process: one Redis key per subject and window, counted by
+ * QUOTA_SCRIPT through ioredis' defineCommand: the first call on a connection is an EVAL (which
+ * loads the script), every later one an EVALSHA; a NOSCRIPT (Redis restarted or flushed) is
+ * answered by one EVAL again.
+ *
+ * When Redis is unreachable (refused, or slower than `commandTimeoutMs`) the gateway fails OPEN,
+ * degraded: it logs an error once, and counts in this process (MemoryQuotaCounter) until Redis
+ * answers again. Meanwhile the quota is enforced per process, not across processes (a key may get
+ * up to Q per process per window), and requests counted in-process are not added to Redis later.
+ * A failure makes requests skip Redis for `retryAfterMs`, so a hung Redis costs one slow request
+ * per second, not one per request. Failing closed (500 for every keyed request) would turn a
+ * Redis outage into a full API outage; the quota protects capacity, and per-process counting still
+ * does that.
+ */
+export class RedisQuotaCounter implements QuotaCounter {
+  readonly redis: QuotaRedis;
+  private readonly fallback: MemoryQuotaCounter;
+  private readonly now: () => number;
+  private readonly log: RedisQuotaCounterOptions['log'];
+  private readonly retryAfterMs: number;
+  private readonly connectTimeoutMs: number;
+  private readonly graceMs: number;
+  private readonly keyPrefix: string;
+  private readonly where: string;
+  private skipUntil = 0;
+  private closed = false;
+  /** True while requests are counted in this process because Redis is unreachable. */
+  degraded = false;
+
+  constructor(url: string, options: RedisQuotaCounterOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.log = options.log;
+    this.retryAfterMs = options.retryAfterMs ?? 1000;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 2000;
+    this.graceMs = options.graceMs ?? 60_000;
+    this.keyPrefix = options.keyPrefix ?? QUOTA_KEY_PREFIX;
+    this.where = redactRedisUrl(url);
+    this.fallback = new MemoryQuotaCounter(this.now);
+    this.redis = new Redis(url, {
+      commandTimeout: options.commandTimeoutMs ?? 250,
+      connectTimeout: this.connectTimeoutMs,
+      // Fail fast instead of queueing while disconnected: the fallback answers meanwhile.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      // Keep reconnecting, at most every 2 s.
+      retryStrategy: (times) => Math.min(times * 100, 2000),
+      lazyConnect: true,
+    }) as QuotaRedis;
+    this.redis.defineCommand('snapdeckQuota', { numberOfKeys: 1, lua: QUOTA_SCRIPT });
+    // Without a listener ioredis prints every reconnection error; the state changes are logged below.
+    this.redis.on('error', (error) => this.markDown(error));
+  }
+
+  /**
+   * Connects, waiting up to `connectTimeoutMs`. Never throws: when Redis cannot be reached the
+   * counter starts degraded (logged) and keeps trying in the background. True when connected.
+   */
+  async ready(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.redis.connect(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no connection within ${this.connectTimeoutMs} ms`)), this.connectTimeoutMs);
+        }),
+      ]);
+      return true;
+    } catch (error) {
+      this.markDown(error);
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The Redis key counting `subject` in the window that contains `nowMs`. */
+  keyFor(subject: string, nowMs: number): string {
+    return `${this.keyPrefix}${windowOf(nowMs).start / 1000}:${subject}`;
+  }
+
+  async consume(subject: string, quota: number): Promise<QuotaDecision> {
+    const now = this.now();
+    if (this.degraded && now < this.skipUntil) return this.fallback.consume(subject, quota);
+    const { start, end } = windowOf(now);
+    let count: number;
+    try {
+      count = await this.redis.snapdeckQuota(`${this.keyPrefix}${start / 1000}:${subject}`, String(end + this.graceMs));
+    } catch (error) {
+      this.markDown(error);
+      return this.fallback.consume(subject, quota);
+    }
+    if (this.degraded) {
+      this.degraded = false;
+      this.log?.warn({ redis: this.where }, 'quota: Redis answers again; the quota is shared across processes again');
+    }
+    const resetSeconds = Math.max(1, Math.ceil((end - now) / 1000));
+    return { allowed: count <= quota, quota, remaining: Math.max(0, quota - count), resetSeconds };
+  }
+
+  private markDown(error: unknown): void {
+    if (this.closed) return;
+    this.skipUntil = this.now() + this.retryAfterMs;
+    if (this.degraded) return;
+    this.degraded = true;
+    this.log?.error(
+      { err: error, redis: this.where },
+      'quota: Redis unreachable; counting in this process until it answers (the quota is per process meanwhile)',
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.redis.status === 'ready') {
+      try {
+        await Promise.race([this.redis.quit(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+      } catch {
+        // closing anyway
+      }
+    }
+    this.redis.disconnect();
+  }
+}

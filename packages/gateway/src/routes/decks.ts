@@ -1,0 +1,129 @@
+import type { Context } from 'hono';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { bodyLimit } from 'hono/body-limit';
+import { UUID_V4, findGame, type GameSlug } from '@snapdeck/contract';
+import type { GatewayRoutes } from '../app.ts';
+import {
+  DECK_CURSOR_SECRET, DeckStore, LIST_LIMIT_DEFAULT, MAX_DETAIL_IDS, ResolvedDeckCache, catalogLookup, clampListLimit,
+  deckDetails, deckText, gaTts, getOrCreateSecret, isDeckSort, limitlessText, listPublicDecks, lookupCards, namesOf,
+  parseIsoMs, snapdeckText, toFullDeck, type CardLookup, type DeckSort, type StoredDeck,
+} from '../decks/index.ts';
+import type { GatewayEnv } from '../env.ts';
+import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
+import { sendError } from '../http/errors.ts';
+import { sendRendered } from '../http/json.ts';
+import { meterAddress } from '../middleware/quota.ts';
+import { requireScope } from '../middleware/scope.ts';
+
+const INTEGER = /^[+-]?\d+$/;
+/** POST /decks/details bodies are 50 ids at most; anything far larger is not a valid request. */
+const DETAILS_BODY_LIMIT = 64 * 1024;
+const TEXT = 'text/plain; charset=utf-8';
+const DECK_FORMATS = ['json', 'text', 'ga-tts'] as const;
+const TEXT_FORMATS = { snapdeck: snapdeckText, limitless: limitlessText } as const;
+
+/** The four deck endpoints (interface.md §4.4–4.7, decisions.md "Decks"). */
+export function deckRoutes({ app, keyed, db, currentVersion, quota, addressQuota, trustProxy }: GatewayRoutes): void {
+  const store = new DeckStore(db);
+  const resolved = new ResolvedDeckCache();
+  const cursorKey = getOrCreateSecret(db, DECK_CURSOR_SECRET);
+  const lookupFor = async (game: GameSlug): Promise<CardLookup> => catalogLookup(game, await currentVersion(game));
+
+  /** A deck the request may see: public, or private with a valid token; otherwise null (→ 404). */
+  const reachableDeck = (deckId: string, token: string | undefined): { deck: StoredDeck; byToken: boolean } | null => {
+    if (!UUID_V4.test(deckId)) return null;
+    const deck = store.getDeck(deckId.toLowerCase());
+    if (!deck) return null;
+    if (deck.visibility === 'public') return { deck, byToken: false }; // the token is not checked
+    return token !== undefined && store.resolveToken(deck.id, token) ? { deck, byToken: true } : null;
+  };
+
+  app.get('/v1/decks/public', keyed, requireScope('decks:browse:public'), (c) => {
+    const gameId = c.req.query('gameId');
+    if (gameId === undefined || gameId === '') return sendError(c, 'gameIdRequired');
+    const game = findGame(gameId);
+    if (!game) return sendError(c, 'gameNotFound');
+
+    const limitText = c.req.query('limit');
+    if (limitText !== undefined && !INTEGER.test(limitText)) return sendError(c, 'limitNotInteger');
+    const limit = limitText === undefined ? LIST_LIMIT_DEFAULT : clampListLimit(Number(limitText));
+    const sortText = c.req.query('sort');
+    if (sortText !== undefined && !isDeckSort(sortText)) return sendError(c, 'sortInvalid');
+    const sort: DeckSort = sortText ?? 'updatedAt';
+    const sinceText = c.req.query('updatedSince');
+    let updatedSince: number | null = null;
+    if (sinceText !== undefined) {
+      updatedSince = parseIsoMs(sinceText);
+      if (updatedSince === null) {
+        return sendError(c, 'updatedSinceInvalid', 'expected a date-time with a time zone, such as 2026-11-22T10:00:00Z or 2026-11-22T11:00:00+01:00');
+      }
+      if (sort !== 'updatedAt') {
+        return sendError(c, 'gameIdRequired', 'updatedSince can only be combined with sort=updatedAt (the default)');
+      }
+    }
+    const result = listPublicDecks(store, cursorKey, { game: game.slug, sort, limit, updatedSince, startAfter: c.req.query('startAfter') });
+    if (!result.ok) return sendError(c, 'invalidCursor');
+    return sendRendered(c, JSON.stringify({ data: result.page }), { cacheControl: CACHE.deckListing, vary: KEYED_VARY });
+  });
+
+  app.post(
+    '/v1/decks/details',
+    keyed,
+    requireScope('decks:read:public'),
+    bodyLimit({ maxSize: DETAILS_BODY_LIMIT, onError: (c) => sendError(c as Context<GatewayEnv>, 'detailsBody', `the body may be at most ${DETAILS_BODY_LIMIT} bytes`) }),
+    async (c) => {
+      let body: unknown;
+      try {
+        body = JSON.parse(await c.req.text());
+      } catch {
+        return sendError(c, 'detailsBody', 'the body is not JSON');
+      }
+      const ids = (body as { ids?: unknown } | null)?.ids;
+      if (typeof body !== 'object' || body === null || Array.isArray(body) || !Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
+        return sendError(c, 'detailsBody', 'expected {"ids": ["<deck id>", ...]}');
+      }
+      if (ids.length > MAX_DETAIL_IDS) return sendError(c, 'detailsTooMany', `${ids.length} ids were sent`);
+      const data = await deckDetails(store, resolved, ids as string[], lookupFor);
+      return c.body(JSON.stringify({ data }), 200, { ...c.var.headers, 'Content-Type': 'application/json', 'Cache-Control': CACHE.deckListing });
+    },
+  );
+
+  const addressOf = (c: Context): string => {
+    if (trustProxy) {
+      const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
+      if (forwarded) return forwarded;
+    }
+    return getConnInfo(c).remote.address ?? 'unknown';
+  };
+
+  app.get('/v1/decks/:deckId', meterAddress(quota, addressQuota ?? 3000, addressOf), async (c) => {
+    const format = c.req.query('format') ?? 'json';
+    if (!(DECK_FORMATS as readonly string[]).includes(format)) return sendError(c, 'deckFormatUnknown');
+    const found = reachableDeck(c.req.param('deckId'), c.req.query('token'));
+    if (!found) return sendError(c, 'deckNotFound');
+    const { deck, byToken } = found;
+    if (format === 'ga-tts' && deck.gameId !== 'grand-archive') return sendError(c, 'gaTtsOnly');
+
+    const cacheControl = byToken ? CACHE.tokenDeck : CACHE.publicDeck;
+    const lookup = await lookupFor(deck.gameId);
+    const cards = await resolved.resolve(deck, lookup);
+    if (format === 'json') return sendRendered(c, JSON.stringify({ data: toFullDeck(deck, cards) }), { cacheControl });
+    const infos = await lookupCards(cards.map((card) => card.cardId), lookup);
+    if (format === 'text') return sendRendered(c, deckText({ gameId: deck.gameId, cards }, namesOf(infos)), { contentType: TEXT, cacheControl });
+    return sendRendered(c, JSON.stringify({ data: gaTts({ id: deck.id, name: deck.name, cards }, infos) }), { cacheControl });
+  });
+
+  app.get('/v1/decks/:deckId/text', keyed, async (c) => {
+    const format = c.req.query('format');
+    if (format === undefined || format === '') return sendError(c, 'textFormatRequired');
+    if (!Object.hasOwn(TEXT_FORMATS, format)) return sendError(c, 'textFormatUnknown');
+    const found = reachableDeck(c.req.param('deckId'), c.req.query('token'));
+    if (!found) return sendError(c, 'deckNotFound');
+    const { deck, byToken } = found;
+    const lookup = await lookupFor(deck.gameId);
+    const cards = await resolved.resolve(deck, lookup);
+    const names = namesOf(await lookupCards(cards.map((card) => card.cardId), lookup));
+    const text = TEXT_FORMATS[format as keyof typeof TEXT_FORMATS]({ gameId: deck.gameId, cards }, names);
+    return sendRendered(c, text, { contentType: TEXT, cacheControl: byToken ? CACHE.tokenDeck : CACHE.publicDeck, vary: KEYED_VARY });
+  });
+}

@@ -1,0 +1,39 @@
+import { GAME_SLUGS } from '@snapdeck/contract';
+import type { GatewayRoutes } from '../app.ts';
+import { respond } from '../http/respond.ts';
+
+const JSON_NO_STORE = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+const OK = JSON.stringify({ status: 'ok' });
+
+/**
+ * Probes, outside /v1 and without a key:
+ * - GET /healthz: 200 `{"status":"ok"}` while the process runs (liveness).
+ * - GET /readyz: 200 `{"status":"ready","versions":{game: version}}` once a snapshot of every
+ *   public game is loaded, else 503 `{"status":"not ready","missing":[games]}` (readiness). The
+ *   probe itself asks the store for each game, so it also loads them; internal games are ignored.
+ */
+export function healthRoutes({ app, snapshots, log }: GatewayRoutes): void {
+  app.get('/healthz', (c) => respond(c, 200, OK, JSON_NO_STORE));
+
+  app.get('/readyz', async (c) => {
+    const missing: string[] = [];
+    const versions: Record<string, string> = {};
+    await Promise.all(
+      GAME_SLUGS.map(async (game) => {
+        try {
+          const version = await snapshots.current(game);
+          if (version) versions[game] = version.version;
+          else missing.push(game);
+        } catch (error) {
+          log.debug({ err: error, game }, 'readyz: snapshot not loadable');
+          missing.push(game);
+        }
+      }),
+    );
+    if (missing.length > 0) {
+      missing.sort((a, b) => GAME_SLUGS.indexOf(a as never) - GAME_SLUGS.indexOf(b as never));
+      return respond(c, 503, JSON.stringify({ status: 'not ready', missing }), JSON_NO_STORE);
+    }
+    return respond(c, 200, JSON.stringify({ status: 'ready', versions }), JSON_NO_STORE);
+  });
+}

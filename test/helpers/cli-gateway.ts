@@ -1,0 +1,94 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CLI = join(ROOT, 'packages', 'cli', 'bin', 'snapdeck.js');
+
+/** A `snapdeck serve --port 0` child process, its URL read from the line it prints on stderr. */
+export interface CliGateway {
+  url: string;
+  child: ChildProcess;
+  /** Everything the process wrote to stdout / stderr so far. */
+  output(): { stdout: string; stderr: string };
+  /** Resolves with the exit code (or signal name) once the process has exited. */
+  exited: Promise<number | string>;
+  /** SIGTERM, then SIGKILL after `timeoutMs`; resolves with the exit code. */
+  stop(timeoutMs?: number): Promise<number | string>;
+}
+
+const children = new Set<ChildProcess>();
+let exitHookInstalled = false;
+function killOnExit(child: ChildProcess): void {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const c of children) c.kill('SIGKILL');
+    });
+  }
+}
+
+/** Runs the CLI with `args`; resolves once it has printed its URL (or rejects when it exits first). */
+export async function startCliGateway(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliGateway> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LOG_LEVEL: 'silent', ...options.env },
+  });
+  killOnExit(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`snapdeck serve printed no URL within ${options.timeoutMs ?? 30_000} ms:\n${stderr}`)), options.timeoutMs ?? 30_000);
+    const check = () => {
+      const match = /listening on (http:\/\/\S+?)\/v1\b/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stderr!.on('data', check);
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`snapdeck serve exited (${code}) before listening:\n${stderr}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => ({ stdout, stderr }),
+    exited,
+    async stop(timeoutMs = 10_000) {
+      if (child.exitCode === null && child.signalCode === null) {
+        const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+        child.kill('SIGTERM');
+        const code = await exited;
+        clearTimeout(timer);
+        return code;
+      }
+      return exited;
+    },
+  };
+}
+
+/** Runs the CLI to completion; returns its exit code and output. */
+export function runCli(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'silent', ...options.env } });
+    killOnExit(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? signal ?? -1, stdout, stderr });
+    });
+  });
+}

@@ -1,0 +1,137 @@
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createConnection, createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * A real Redis for tests: `redis-server` on a free 127.0.0.1 port, in the foreground (not
+ * daemonized) as a child of the test process, without persistence. When redis-server is not
+ * installed, scripts/ci/ensure-redis.sh installs it first (apt-get): tests never skip for lack of it.
+ */
+export interface RedisTestServer {
+  url: string;
+  port: number;
+  /** The child process (tests may SIGSTOP / SIGCONT it to simulate a hung Redis). */
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+const ENSURE_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'ci', 'ensure-redis.sh');
+
+function haveRedisServer(): boolean {
+  return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+/** Installs redis-server when it is missing (idempotent; quiet when it is there). */
+export function ensureRedisInstalled(): void {
+  if (haveRedisServer()) return;
+  try {
+    execFileSync('bash', [ENSURE_SCRIPT], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000 });
+  } catch (error) {
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
+    throw new Error(`redis-server is missing and ${ENSURE_SCRIPT} could not install it:\n${stderr || (error as Error).message}`);
+  }
+  if (!haveRedisServer()) throw new Error(`redis-server is still missing after ${ENSURE_SCRIPT}`);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** True when a RESP PING on 127.0.0.1:port answers +PONG. */
+function ping(port: number, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    let reply = '';
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+    });
+  });
+}
+
+const children = new Set<ChildProcess>();
+let exitHookInstalled = false;
+function killOnExit(child: ChildProcess): void {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const c of children) c.kill('SIGKILL');
+    });
+  }
+}
+
+async function launch(port: number, timeoutMs: number): Promise<ChildProcess> {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--protected-mode', 'yes', '--loglevel', 'warning'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  let exited: string | null = null;
+  child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+  child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+  child.once('exit', (code, signal) => (exited = `exited with ${signal ?? code}`));
+  child.once('error', (error) => (exited = `failed to start: ${error.message}`));
+  killOnExit(child);
+  const started = Date.now();
+  for (;;) {
+    if (exited !== null) throw new Error(`redis-server on port ${port} ${exited}:\n${output}`);
+    if (await ping(port)) return child;
+    if (Date.now() - started > timeoutMs) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server did not answer PING on 127.0.0.1:${port} within ${timeoutMs} ms:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Starts a fresh redis-server on a free port. Call stop() when done (afterAll). */
+export async function startRedisServer(options: { timeoutMs?: number } = {}): Promise<RedisTestServer> {
+  ensureRedisInstalled();
+  let child: ChildProcess | undefined;
+  let port = 0;
+  for (let attempt = 1; !child; attempt++) {
+    port = await freePort();
+    try {
+      child = await launch(port, options.timeoutMs ?? 10_000);
+    } catch (error) {
+      // Another process took the port between freePort() and redis-server's bind.
+      if (attempt >= 3 || !/Address already in use|bind/i.test((error as Error).message)) throw error;
+    }
+  }
+  const server = child;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    process: server,
+    async stop() {
+      if (server.exitCode !== null || server.signalCode !== null) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.kill('SIGKILL'), 3000);
+        server.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.kill('SIGCONT');
+        server.kill('SIGTERM');
+      });
+    },
+  };
+}
