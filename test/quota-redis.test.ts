@@ -43,6 +43,7 @@ beforeAll(async () => {
   ({ dir, cleanup } = await tempDir('snapdeck-redis-'));
   redisServer = await startRedisServer();
   admin = new Redis(redisServer.url);
+  admin.on('error', () => {}); // the last test stops the server
   await writeGeneratedCatalog(join(dir, 'catalog'), { 'chrono-core': 20 });
   await build({ catalogDir: join(dir, 'catalog'), storage: new FsDriver(join(dir, 'snapshots')), hitsPerPage: [1] });
   createKey(1); // creates the database (and its tables) before two processes open it
@@ -236,5 +237,23 @@ describe('RedisQuotaCounter', () => {
       await counter.close();
       await hung.stop();
     }
+  });
+});
+
+describe('when the shared Redis goes away', () => {
+  it('both processes keep answering (no 500), each counting the quota on its own', async () => {
+    const { key } = createKey(5);
+    await redisServer.stop();
+    const responses = await Promise.all(
+      Array.from({ length: 16 }, async (_, i) => {
+        const response = await fetch(`${gateways[i % 2]!.url}/v1/games`, { headers: { 'X-API-Key': key } });
+        await response.arrayBuffer();
+        return { status: response.status, process: i % 2, remaining: response.headers.get('ratelimit-remaining') };
+      }),
+    );
+    expect(responses.every((r) => r.status === 200 || r.status === 429)).toBe(true);
+    // Fail open, per process: each process admits the quota once (documented in quota/redis.ts).
+    for (const p of [0, 1]) expect(responses.filter((r) => r.process === p && r.status === 200)).toHaveLength(5);
+    expect(responses.every((r) => r.remaining !== null)).toBe(true);
   });
 });

@@ -95,7 +95,7 @@ export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
   });
 
   app.onError((error, c) => {
-    options.log.error({ err: error, requestId: c.var.requestId, method: c.req.method, path: c.req.path }, 'request failed');
+    options.log.error({ err: error, requestId: c.get('requestId'), method: c.req.method, path: c.req.path }, 'request failed');
     return sendError(c, 'internal');
   });
 

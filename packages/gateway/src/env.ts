@@ -1,6 +1,9 @@
 import type { ApiKey } from './keys/store.ts';
 
-/** What middleware leaves on the context for the handlers after it (Hono's typed variables). */
+/**
+ * What middleware leaves on the context for the handlers after it (Hono's typed variables).
+ * Read them with c.get(): c.var builds a fresh object of all variables on every access.
+ */
 export interface GatewayEnv {
   Variables: {
     apiKey: ApiKey;

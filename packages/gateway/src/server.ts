@@ -8,7 +8,7 @@ import { openDatabase, type Db } from './db/database.ts';
 import { KeyStore } from './keys/store.ts';
 import { MemoryQuotaCounter, type QuotaCounter } from './quota/counter.ts';
 import { RedisQuotaCounter } from './quota/redis.ts';
-import type { Deprecation } from './middleware/deprecation.ts';
+import { parseDeprecations, type Deprecation } from './middleware/deprecation.ts';
 
 export interface GatewayConfig {
   port: number;
@@ -41,6 +41,8 @@ export interface RunningGateway {
 
 export async function startGateway(config: GatewayConfig): Promise<RunningGateway> {
   const log = config.log ?? pino({ level: process.env.LOG_LEVEL ?? 'info' });
+  // Checked before anything is opened: a wrong list fails the start-up with its problems named.
+  const deprecations = config.deprecations ? parseDeprecations(config.deprecations) : undefined;
   const db = openDatabase(config.db);
   const storage = openStorage(config.snapshots);
   const snapshots = new SnapshotStore(storage, {
@@ -64,9 +66,9 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     log,
     addressQuota: config.addressQuota,
     trustProxy: config.trustProxy,
-    deprecations: config.deprecations,
+    deprecations,
   });
-  for (const d of config.deprecations ?? []) {
+  for (const d of deprecations ?? []) {
     if (!app.routes.some((route) => route.path === d.path && route.method !== 'ALL')) log.warn({ path: d.path }, 'deprecation configured for a path no route has');
   }
 

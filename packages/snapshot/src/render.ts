@@ -27,9 +27,12 @@ export function contentTag(bytes: Uint8Array | string): string {
   return createHash('sha256').update(bytes).digest('base64url').slice(0, 22);
 }
 
-/** Pages are immutable per (game, version, hitsPerPage, page), so their tag follows from those. */
-export function pageTag(game: string, version: string, hitsPerPage: number, page: number): string {
-  return contentTag(`${game}|${version}|${hitsPerPage}|${page}`);
+/**
+ * Pages are immutable per (game, version, hitsPerPage, page), so their tag follows from those:
+ * a per-version prefix (hashed once) plus the page's coordinates, with no hashing per request.
+ */
+export function pageTag(versionTag: string, hitsPerPage: number, page: number): string {
+  return `${versionTag}.${hitsPerPage}.${page}`;
 }
 
 const gzipAsync = promisify(gzip);

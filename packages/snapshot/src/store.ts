@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { parseCursor, verifyCursor, encodeCursor, type CursorPosition } from './cursor.ts';
 import { INDEX_FILE, PACK_CARDS, PACK_HITS, VERSION_PATTERN, layout, manifestSchema, pagesPack, pointerSchema, type Encoding, type Manifest } from './layout.ts';
 import { decodeIndex, type PackEntries, type VersionIndex } from './pack.ts';
-import { compressBrotli, compressGzip, pageBody, pageTag } from './render.ts';
+import { compressBrotli, compressGzip, contentTag, pageBody, pageTag } from './render.ts';
 import type { StorageDriver } from './storage/driver.ts';
 import { listSizes } from './storage/inspect.ts';
 
@@ -202,6 +202,7 @@ export class SnapshotVersion {
   readonly version: string;
   readonly totalHits: number;
   private readonly cursorKey: Buffer;
+  private readonly versionTag: string;
   private cardPositions: Map<string, number> | null = null;
   private readonly parsedCards = new LRUCache<string, Record<string, unknown>>({ max: 20_000 });
 
@@ -210,6 +211,7 @@ export class SnapshotVersion {
     this.version = manifest.version;
     this.totalHits = manifest.totalHits;
     this.cursorKey = Buffer.from(manifest.cursorKey, 'base64url');
+    this.versionTag = contentTag(`${manifest.game}|${manifest.version}`).slice(0, 12);
   }
 
   pageCount(hitsPerPage: number): number {
@@ -222,7 +224,7 @@ export class SnapshotVersion {
 
   /** Entity tag of a page (the same for every encoding of it, before the encoding suffix). */
   pageTag(hitsPerPage: number, page: number): string {
-    return pageTag(this.game, this.version, hitsPerPage, page);
+    return pageTag(this.versionTag, hitsPerPage, page);
   }
 
   private file(pack: string, encoding: Encoding, segment: number): string {

@@ -31,10 +31,14 @@ function toMB(value: string): number {
   return m[2] === 'KB' ? n / 1024 : m[2] === 'MB' ? n : m[2] === 'GB' ? n * 1024 : n / 1024 / 1024;
 }
 
-/** Runs wrk with keep-alive connections; returns its figures. */
-export function runWrk(url: string, options: { connections: number; seconds: number; threads?: number; headers?: Record<string, string> }): WrkResult {
+/**
+ * Runs wrk with keep-alive connections; returns its figures. `script`: a Lua file passed with -s
+ * (for instance `wrk.method = "POST"; wrk.body = ...` for POST requests).
+ */
+export function runWrk(url: string, options: { connections: number; seconds: number; threads?: number; headers?: Record<string, string>; script?: string }): WrkResult {
   const args = ['-t', String(options.threads ?? 2), '-c', String(options.connections), '-d', `${options.seconds}s`, '--latency'];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
+  if (options.script) args.push('-s', options.script);
   args.push(url);
   const out = execFileSync(ensureWrk(), args, { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);

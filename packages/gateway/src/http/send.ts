@@ -10,8 +10,21 @@ const CONTENT_ENCODING: Record<Encoding, string | undefined> = { identity: undef
  * The best encoding the client accepts among those we store: br, then gzip, then identity.
  * A coding with q=0 is refused; identity is always acceptable here (we never answer 406).
  */
+const negotiated = new Map<string, Encoding>();
+
 export function negotiateEncoding(acceptEncoding: string | undefined): Encoding {
   if (!acceptEncoding) return 'identity';
+  // Clients send a handful of distinct values ("gzip, deflate, br", ...): remember the answers.
+  let encoding = negotiated.get(acceptEncoding);
+  if (encoding === undefined) {
+    encoding = parseAcceptEncoding(acceptEncoding);
+    if (negotiated.size >= 1000) negotiated.clear();
+    negotiated.set(acceptEncoding, encoding);
+  }
+  return encoding;
+}
+
+function parseAcceptEncoding(acceptEncoding: string): Encoding {
   let br = false;
   let gzip = false;
   let star = false;

@@ -103,7 +103,7 @@ export function registerDeprecations(app: Hono<GatewayEnv>, list: readonly Depre
       d.path,
       createMiddleware<GatewayEnv>(async (c, next) => {
         const m = c.req.method;
-        if (method === undefined || m === method || (method === 'GET' && m === 'HEAD')) Object.assign(c.var.headers, headers);
+        if (method === undefined || m === method || (method === 'GET' && m === 'HEAD')) Object.assign(c.get('headers'), headers);
         await next();
       }),
     );

@@ -12,7 +12,7 @@ export async function meterRequest(c: Context<GatewayEnv>, counter: QuotaCounter
   const decision = await counter.consume(subject, quota);
   const headers = quotaHeaders(decision);
   if (!decision.allowed) return sendError(c, 'rateLimitExceeded', undefined, headers);
-  Object.assign(c.var.headers, headers);
+  Object.assign(c.get('headers'), headers);
   return null;
 }
 

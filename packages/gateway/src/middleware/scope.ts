@@ -6,7 +6,7 @@ import type { Scope } from '../keys/store.ts';
 /** 403 `Insufficient scope` when the key lacks the scope (run after requireApiKey). */
 export function requireScope(scope: Scope) {
   return createMiddleware<GatewayEnv>(async (c, next) => {
-    if (!c.var.apiKey.scopes.includes(scope)) return sendError(c, 'insufficientScope');
+    if (!c.get('apiKey').scopes.includes(scope)) return sendError(c, 'insufficientScope');
     await next();
   });
 }

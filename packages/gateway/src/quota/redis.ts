@@ -62,8 +62,8 @@ export function redactRedisUrl(url: string): string {
  * degraded: it logs an error once, and counts in this process (MemoryQuotaCounter) until Redis
  * answers again. Meanwhile the quota is enforced per process, not across processes (a key may get
  * up to Q per process per window), and requests counted in-process are not added to Redis later.
- * A failure makes requests skip Redis for `retryAfterMs`, so a hung Redis costs one slow request
- * per second, not one per request. Failing closed (500 for every keyed request) would turn a
+ * After a failure, one request per `retryAfterMs` probes Redis while the others count
+ * in-process, so a hung Redis costs one slow request per second, not every request. Failing closed (500 for every keyed request) would turn a
  * Redis outage into a full API outage; the quota protects capacity, and per-process counting still
  * does that.
  */
@@ -136,7 +136,11 @@ export class RedisQuotaCounter implements QuotaCounter {
 
   async consume(subject: string, quota: number): Promise<QuotaDecision> {
     const now = this.now();
-    if (this.degraded && now < this.skipUntil) return this.fallback.consume(subject, quota);
+    if (this.degraded) {
+      if (now < this.skipUntil) return this.fallback.consume(subject, quota);
+      // This request probes Redis; the ones arriving meanwhile keep counting in-process.
+      this.skipUntil = now + this.retryAfterMs;
+    }
     const { start, end } = windowOf(now);
     let count: number;
     try {

@@ -12,6 +12,7 @@ import type { GatewayEnv } from '../env.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
 import { sendError } from '../http/errors.ts';
 import { sendRendered } from '../http/json.ts';
+import { respond } from '../http/respond.ts';
 import { meterAddress } from '../middleware/quota.ts';
 import { requireScope } from '../middleware/scope.ts';
 
@@ -70,7 +71,8 @@ export function deckRoutes({ app, keyed, db, currentVersion, quota, addressQuota
     '/v1/decks/details',
     keyed,
     requireScope('decks:read:public'),
-    bodyLimit({ maxSize: DETAILS_BODY_LIMIT, onError: (c) => sendError(c as Context<GatewayEnv>, 'detailsBody', `the body may be at most ${DETAILS_BODY_LIMIT} bytes`) }),
+    // Connection: close: the rest of the body is never read, so the connection cannot carry another request.
+    bodyLimit({ maxSize: DETAILS_BODY_LIMIT, onError: (c) => sendError(c as Context<GatewayEnv>, 'detailsBody', `the body may be at most ${DETAILS_BODY_LIMIT} bytes`, { Connection: 'close' }) }),
     async (c) => {
       let body: unknown;
       try {
@@ -84,7 +86,7 @@ export function deckRoutes({ app, keyed, db, currentVersion, quota, addressQuota
       }
       if (ids.length > MAX_DETAIL_IDS) return sendError(c, 'detailsTooMany', `${ids.length} ids were sent`);
       const data = await deckDetails(store, resolved, ids as string[], lookupFor);
-      return c.body(JSON.stringify({ data }), 200, { ...c.var.headers, 'Content-Type': 'application/json', 'Cache-Control': CACHE.deckListing });
+      return respond(c, 200, JSON.stringify({ data }), { 'Content-Type': 'application/json', 'Cache-Control': CACHE.deckListing });
     },
   );
 
