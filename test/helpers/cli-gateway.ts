@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { killOnExit } from './processes.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI = join(ROOT, 'packages', 'cli', 'bin', 'snapdeck.js');
@@ -17,18 +18,6 @@ export interface CliGateway {
   stop(timeoutMs?: number): Promise<number | string>;
 }
 
-const children = new Set<ChildProcess>();
-let exitHookInstalled = false;
-function killOnExit(child: ChildProcess): void {
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const c of children) c.kill('SIGKILL');
-    });
-  }
-}
 
 /** Runs the CLI with `args`; resolves once it has printed its URL (or rejects when it exits first). */
 export async function startCliGateway(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliGateway> {

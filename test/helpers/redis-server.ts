@@ -1,7 +1,8 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, killOnExit } from './processes.ts';
 
 /**
  * A real Redis for tests: `redis-server` on a free 127.0.0.1 port, in the foreground (not
@@ -34,16 +35,6 @@ export function ensureRedisInstalled(): void {
   if (!haveRedisServer()) throw new Error(`redis-server is still missing after ${ENSURE_SCRIPT}`);
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** True when a RESP PING on 127.0.0.1:port answers +PONG. */
 function ping(port: number, timeoutMs = 500): Promise<boolean> {
@@ -64,18 +55,6 @@ function ping(port: number, timeoutMs = 500): Promise<boolean> {
   });
 }
 
-const children = new Set<ChildProcess>();
-let exitHookInstalled = false;
-function killOnExit(child: ChildProcess): void {
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const c of children) c.kill('SIGKILL');
-    });
-  }
-}
 
 async function launch(port: number, timeoutMs: number): Promise<ChildProcess> {
   const child = spawn(

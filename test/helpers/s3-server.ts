@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3Driver, s3OptionsFromEnv, type S3DriverOptions } from '@snapdeck/snapshot';
+import { freePort, killOnExit } from './processes.ts';
 
 /**
  * A real S3-compatible server for tests: moto (`python3 -m moto.server`, part of this machine's
@@ -21,35 +21,19 @@ export interface S3TestServer {
   open(location?: string, options?: S3DriverOptions): S3Driver;
   /** Empties the server (every bucket) and creates the bucket again. */
   reset(): Promise<void>;
+  /**
+   * Freezes the server (SIGSTOP) without losing its data: connections are still accepted by the
+   * kernel but nothing answers, like an unreachable store. resume() (SIGCONT) brings it back.
+   */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
 // The SDK warns once per process that it will need Node 22 from 2027: noise in test output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
-const children = new Set<ChildProcess>();
-let exitHookInstalled = false;
-function killOnExit(child: ChildProcess): void {
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const c of children) c.kill('SIGKILL');
-    });
-  }
-}
 
 /** Starts moto on `port`; resolves when it answers, or rejects (with 'port in use' recognisable). */
 async function launch(port: number, timeoutMs: number): Promise<ChildProcess> {
@@ -157,12 +141,20 @@ export async function startS3Server(options: { bucket?: string; timeoutMs?: numb
       if (!response.ok) throw new Error(`resetting the S3 test server failed: ${response.status}`);
       await createBucket();
     },
+    pause() {
+      server!.kill('SIGSTOP');
+    },
+    resume() {
+      server!.kill('SIGCONT');
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
       admin.destroy();
       const child = server!;
       if (child.exitCode !== null || child.signalCode !== null) return;
+      // A paused server would not act on SIGTERM before the SIGKILL fallback: wake it first.
+      child.kill('SIGCONT');
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
         child.once('exit', () => {

@@ -58,7 +58,7 @@ export class KeyStore {
   private checkedAt = 0;
   private readonly statements;
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     this.statements = {
       byHash: db.prepare<[string], Row>('SELECT * FROM api_keys WHERE key_hash = ?'),
       byId: db.prepare<[string], Row>('SELECT * FROM api_keys WHERE id = ?'),
