@@ -99,6 +99,8 @@ export function deckRoutes({ app, keyed, db, currentVersion, quota, addressQuota
   };
 
   app.get('/v1/decks/:deckId', meterAddress(quota, addressQuota ?? 3000, addressOf), async (c) => {
+    // /v1/decks/details exists for POST only; without this it would read as a deck id.
+    if (c.req.param('deckId') === 'details') return sendError(c, 'methodNotAllowed', undefined, { Allow: 'POST, OPTIONS' });
     const format = c.req.query('format') ?? 'json';
     if (!(DECK_FORMATS as readonly string[]).includes(format)) return sendError(c, 'deckFormatUnknown');
     const found = reachableDeck(c.req.param('deckId'), c.req.query('token'));
