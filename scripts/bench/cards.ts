@@ -4,9 +4,12 @@
  *     (keep-alive, 50 connections, valid key, identity and brotli), and of a hitsPerPage that is not
  *     pre-rendered, each against a bare node:http server sending the same bytes from memory;
  *   - `snapdeck build` of a 100,000-card generated catalog: seconds and peak RSS;
- *   - gateway RSS serving the default catalog, after the load.
+ *   - gateway RSS serving the default catalog, after the load;
+ *   - page latency from a local folder and from S3 (moto, started here), cold and warm cache
+ *     (lib/storage-latency.ts), last.
  *
- * Usage: npm run bench:cards [-- --seconds 10 --skip-build]
+ * Usage: npm run bench:cards [-- --seconds 10 --skip-build --skip-s3]
+ *        npm run bench:cards -- --s3 [--s3-pages 200]   (the storage latency part alone)
  */
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -17,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import { KeyStore, openDatabase } from '@snapdeck/gateway';
 import { generateCatalog, writeDefaultCatalog } from '../generate-catalog.ts';
+import { runStorageLatencyBench } from './lib/storage-latency.ts';
 import { ensureWrk, runWrk, type WrkResult } from './lib/wrk.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -24,6 +28,9 @@ const cli = join(root, 'packages', 'cli', 'bin', 'snapdeck.js');
 const args = process.argv.slice(2);
 const seconds = Number(args[args.indexOf('--seconds') + 1] || 0) || 8;
 const skipBuild = args.includes('--skip-build');
+const s3Only = args.includes('--s3');
+const skipS3 = args.includes('--skip-s3');
+const s3Pages = Number(args.includes('--s3-pages') ? args[args.indexOf('--s3-pages') + 1] : 200) || 200;
 const CONNECTIONS = 50;
 
 const work = await mkdtemp(join(tmpdir(), 'snapdeck-bench-'));
@@ -51,6 +58,13 @@ function rssMB(pid: number): { rss: number; peak: number } {
   const status = spawnSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }).stdout;
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+if (s3Only) {
+  console.log(`snapdeck storage latency benchmark — ${new Date().toISOString()}, node ${process.version}`);
+  await runStorageLatencyBench({ cli, work, pages: s3Pages, children });
+  await rm(work, { recursive: true, force: true });
+  process.exit(0);
 }
 
 ensureWrk();
@@ -155,6 +169,9 @@ if (!skipBuild) {
   const peakMB = Number(/peak_kb=(\d+)/.exec(result.stdout)?.[1] ?? NaN) / 1024;
   console.log(`\nsnapdeck build, 100,000 generated digimon cards (${(size / 1e6).toFixed(0)} MB of JSONL): ${elapsed.toFixed(1)} s (target < 60 s ${elapsed < 60 ? 'ok' : 'MISSED'}), peak RSS ${peakMB.toFixed(0)} MB (target < 1024 MB ${peakMB < 1024 ? 'ok' : 'MISSED'})`);
 }
+
+// 3. Page latency from a local folder and from S3 (moto), cold and warm cache.
+if (!skipS3) await runStorageLatencyBench({ cli, work, pages: s3Pages, children });
 
 await rm(work, { recursive: true, force: true });
 process.exit(0);

@@ -13,7 +13,9 @@ import { forEachLimit, listSizes } from './storage/inspect.ts';
  * A version's manifest is deleted first, so a gateway stops loading it (and notices it is gone)
  * before its other files go; a gc interrupted half-way leaves a folder without a manifest, which
  * the next gc deletes. Build claims (`_snapdeck/builds/<game>/`) that name a deleted version, or
- * a version with no files that is past the age floor, are deleted too.
+ * a version with no files that is past the age floor, are deleted too. On a store whose driver
+ * has `removeStaleTemporaries` (a local folder), temporary files that killed writers left anywhere
+ * under the location, untouched for TEMPORARY_MAX_AGE_MS, are removed as well.
  */
 export interface GcOptions {
   storage: StorageDriver;
@@ -48,6 +50,9 @@ export interface GcResult {
   deletedFiles: number;
   deletedBytes: number;
   deletedClaims: number;
+  /** Temporary files left by killed writers (local folders only), removed (or, dry run, found). */
+  deletedTemporaries: number;
+  deletedTemporaryBytes: number;
   dryRun: boolean;
 }
 
@@ -61,6 +66,8 @@ export class GcUsageError extends Error {
 export const DEFAULT_GC_KEEP = 3;
 export const DEFAULT_GC_MIN_AGE_HOURS = 48;
 const DELETES_IN_FLIGHT = 8;
+/** A temporary file untouched this long belongs to no live writer (they rename theirs at once). */
+export const TEMPORARY_MAX_AGE_MS = 3600_000;
 
 async function currentVersion(driver: StorageDriver, game: string): Promise<string | null> {
   const object = await driver.get(layout.pointer(game));
@@ -84,7 +91,10 @@ export async function collectGarbage(options: GcOptions): Promise<GcResult> {
   }
   const now = (options.now ?? new Date()).getTime();
   const minAgeMs = minAgeHours * 3600_000;
-  const result: GcResult = { decisions: [], deletedVersions: 0, deletedFiles: 0, deletedBytes: 0, deletedClaims: 0, dryRun: options.dryRun === true };
+  const result: GcResult = {
+    decisions: [], deletedVersions: 0, deletedFiles: 0, deletedBytes: 0, deletedClaims: 0, deletedTemporaries: 0, deletedTemporaryBytes: 0,
+    dryRun: options.dryRun === true,
+  };
 
   for (const game of games) {
     const current = await currentVersion(driver, game);
@@ -152,6 +162,13 @@ export async function collectGarbage(options: GcOptions): Promise<GcResult> {
         if (!options.dryRun) await driver.delete(key);
       }
     });
+  }
+
+  // Debris of killed writers (`*.tmp-*`), which listings never show: location-wide.
+  if (driver.removeStaleTemporaries) {
+    const removed = await driver.removeStaleTemporaries(TEMPORARY_MAX_AGE_MS, { dryRun: options.dryRun === true });
+    result.deletedTemporaries = removed.files;
+    result.deletedTemporaryBytes = removed.bytes;
   }
   return result;
 }

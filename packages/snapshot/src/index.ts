@@ -1,5 +1,5 @@
 export * from './storage/driver.ts';
-export { FsDriver } from './storage/fs.ts';
+export { FsDriver, DEFAULT_STALE_LOCK_MS, type FsDriverOptions } from './storage/fs.ts';
 export { openStorage } from './storage/open.ts';
 export * from './layout.ts';
 export * from './cursor.ts';

@@ -4,7 +4,7 @@ import { parseCursor, verifyCursor, encodeCursor, type CursorPosition } from './
 import { INDEX_FILE, PACK_CARDS, PACK_HITS, VERSION_PATTERN, layout, manifestSchema, pagesPack, pointerSchema, type Encoding, type Manifest } from './layout.ts';
 import { decodeIndex, type PackEntries, type VersionIndex } from './pack.ts';
 import { compressBrotli, compressGzip, contentTag, pageBody, pageTag } from './render.ts';
-import type { StorageDriver } from './storage/driver.ts';
+import { ObjectNotFoundError, type StorageDriver } from './storage/driver.ts';
 import { listSizes } from './storage/inspect.ts';
 
 /** Bytes ready to send, with the entity tag of their identity form. */
@@ -34,6 +34,17 @@ export class SnapshotError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'SnapshotError';
+  }
+}
+
+/**
+ * A loaded version's files are gone from storage (deleted by `snapdeck gc`): its cursors are
+ * invalid (400 `Invalid cursor`), and a request for the current version should look again.
+ */
+export class VersionGoneError extends SnapshotError {
+  constructor(readonly game: string, readonly version: string, options?: { cause?: unknown }) {
+    super(`${game}/${version} was deleted from storage while it was loaded`, options);
+    this.name = 'VersionGoneError';
   }
 }
 
@@ -153,6 +164,33 @@ export class SnapshotStore {
     return new SnapshotVersion(this, manifest, decodeIndex(indexObject.body));
   }
 
+  /**
+   * Called when reading a loaded version's file failed. When the file is missing and so is the
+   * version's manifest (gc deletes it first), the version was deleted: it is forgotten (its cursors
+   * turn invalid at once, and a game whose current version it was reads its pointer again) and
+   * VersionGoneError is thrown. Anything else (storage unreachable, a file alone missing) rethrows.
+   */
+  async readFailed(game: string, version: string, error: unknown): Promise<never> {
+    if (!(error instanceof ObjectNotFoundError)) throw error;
+    let manifest;
+    try {
+      manifest = await this.driver.head(layout.manifest(game, version));
+    } catch {
+      throw error;
+    }
+    if (manifest) throw error;
+    const key = `${game}/${version}`;
+    this.versions.set(key, Promise.resolve(null));
+    this.versionSeenAt.set(key, Date.now());
+    const state = this.pointers.get(game);
+    if (state?.version?.version === version) {
+      state.version = null;
+      state.checkedAt = 0;
+    }
+    this.options.onError?.(error, `${key} is gone from storage: its cursors are now invalid`);
+    throw new VersionGoneError(game, version, { cause: error });
+  }
+
   /** Bytes of one object range, from the cache or (once, however many ask at the same time) storage. */
   async read(key: string, offset: number, length: number): Promise<Uint8Array> {
     const cacheKey = `${key}@${offset}+${length}`;
@@ -231,8 +269,17 @@ export class SnapshotVersion {
     return layout.file(this.game, this.version, layout.segment(pack, encoding, segment));
   }
 
+  /** A range of one of this version's files; VersionGoneError when the version was deleted. */
+  private async read(key: string, offset: number, length: number): Promise<Uint8Array> {
+    try {
+      return await this.store.read(key, offset, length);
+    } catch (error) {
+      return this.store.readFailed(this.game, this.version, error);
+    }
+  }
+
   private readEntry(pack: string, encoding: Encoding, entries: PackEntries, i: number): Promise<Uint8Array> {
-    return this.store.read(this.file(pack, encoding, entries.seg[i]!), entries.off[i]!, entries.len[i]!);
+    return this.read(this.file(pack, encoding, entries.seg[i]!), entries.off[i]!, entries.len[i]!);
   }
 
   /**
@@ -270,7 +317,7 @@ export class SnapshotVersion {
       while (j + 1 < to && hits.seg[j + 1] === segment) j += 1;
       const start = hits.off[i]!;
       const end = hits.off[j]! + hits.len[j]! + 1;
-      reads.push(this.store.read(this.file(PACK_HITS, 'identity', segment), start, end - start));
+      reads.push(this.read(this.file(PACK_HITS, 'identity', segment), start, end - start));
       i = j + 1;
     }
     const parts = await Promise.all(reads);

@@ -61,6 +61,12 @@ Examples:
           `${dryRun ? 'dry run: would delete' : 'deleted'} ${result.deletedVersions} version(s), ${result.deletedFiles} file(s), ` +
             `${megabytes(result.deletedBytes)}, ${result.deletedClaims} build claim(s); kept ${kept} version(s) at ${storage.location}`,
         );
+        if (result.deletedTemporaries > 0) {
+          console.log(
+            `${dryRun ? 'dry run: would remove' : 'removed'} ${result.deletedTemporaries} temporary file(s) left by interrupted writes ` +
+              `(${megabytes(result.deletedTemporaryBytes)}, untouched for over an hour)`,
+          );
+        }
       } catch (error) {
         if (error instanceof GcUsageError || error instanceof StorageUnavailableError) {
           console.error(`snapdeck gc: ${error.message}`);

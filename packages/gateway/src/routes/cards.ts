@@ -1,5 +1,5 @@
 import { CARD_ID_PATTERN, findGame } from '@snapdeck/contract';
-import { resolveCursor, type SnapshotVersion } from '@snapdeck/snapshot';
+import { VersionGoneError, resolveCursor, type SnapshotVersion } from '@snapdeck/snapshot';
 import type { GatewayRoutes } from '../app.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
 import { sendError } from '../http/errors.ts';
@@ -35,7 +35,17 @@ export function cardRoutes({ app, keyed, snapshots, currentVersion }: GatewayRou
     } else {
       version = await currentVersion(game.slug);
     }
-    const body = await version.page(hitsPerPage, page, negotiateEncoding(c.req.header('accept-encoding')));
+    const encoding = negotiateEncoding(c.req.header('accept-encoding'));
+    let body;
+    try {
+      body = await version.page(hitsPerPage, page, encoding);
+    } catch (error) {
+      // The version was deleted (snapdeck gc) while this process still had it loaded.
+      if (!(error instanceof VersionGoneError)) throw error;
+      if (cursor !== undefined) return sendError(c, 'invalidCursor');
+      version = await currentVersion(game.slug);
+      body = await version.page(hitsPerPage, page, encoding);
+    }
     return sendRepresentation(c, {
       ...body,
       contentType: 'application/json',
@@ -49,8 +59,15 @@ export function cardRoutes({ app, keyed, snapshots, currentVersion }: GatewayRou
     if (!game) return sendError(c, 'gameNotFound');
     const cardId = c.req.param('cardId');
     if (!CARD_ID_PATTERN.test(cardId)) return sendError(c, 'invalidCardId');
-    const version = await currentVersion(game.slug);
-    const body = await version.card(cardId, negotiateEncoding(c.req.header('accept-encoding')));
+    const encoding = negotiateEncoding(c.req.header('accept-encoding'));
+    let body;
+    try {
+      body = await (await currentVersion(game.slug)).card(cardId, encoding);
+    } catch (error) {
+      // The current version was replaced and deleted before this process read the new pointer.
+      if (!(error instanceof VersionGoneError)) throw error;
+      body = await (await currentVersion(game.slug)).card(cardId, encoding);
+    }
     if (!body) return sendError(c, 'cardNotFound');
     return sendRepresentation(c, { ...body, contentType: 'application/json', cacheControl: CACHE.card, vary: KEYED_VARY });
   });

@@ -26,6 +26,13 @@ export interface StorageDriver {
   listSizes?(prefix: string): Promise<Map<string, number>>;
   /** Removes the object; removing a missing object is not an error. */
   delete(key: string): Promise<void>;
+  /**
+   * Optional: removes the temporary files killed writers left behind that were not modified for
+   * `olderThanMs` (`list` never shows them); the count and bytes removed (or, dry run, found).
+   * Stores with atomic writes (S3) have none.
+   * `snapdeck gc` calls it when present.
+   */
+  removeStaleTemporaries?(olderThanMs: number, options?: { dryRun?: boolean }): Promise<{ files: number; bytes: number }>;
   /** Releases handles and connections. */
   close?(): Promise<void>;
 }
@@ -57,6 +64,14 @@ export class PreconditionFailedError extends Error {
   constructor(key: string) {
     super(`precondition failed writing ${key}: it was changed by someone else`);
     this.name = 'PreconditionFailedError';
+  }
+}
+
+/** getRange of an object that does not exist (every driver throws this, so callers can tell). */
+export class ObjectNotFoundError extends Error {
+  constructor(readonly key: string, message = `${key} does not exist`, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ObjectNotFoundError';
   }
 }
 

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, mkdir, open, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, readFile, readdir, rename, rm, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { PreconditionFailedError, type ObjectInfo, type PutOptions, type StorageDriver, type StoredObject } from './driver.ts';
+import { ObjectNotFoundError, PreconditionFailedError, type ObjectInfo, type PutOptions, type StorageDriver, type StoredObject } from './driver.ts';
 
 /** Entity tag of a local file: a hash of its bytes, so it is the same on every machine. */
 function etagOf(body: Uint8Array): string {
@@ -14,6 +14,22 @@ function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
+/** Files of writers in progress (or killed): `<key>.tmp-*` and `<key>.lock`; never listed as keys. */
+function isTemporary(name: string): boolean {
+  return name.includes('.tmp-') || name.endsWith('.lock');
+}
+
+/**
+ * A lock file older than this was left by a writer killed while holding it (a compare-and-swap
+ * holds it for a few milliseconds): the next writer breaks it instead of failing forever.
+ */
+export const DEFAULT_STALE_LOCK_MS = 30_000;
+
+export interface FsDriverOptions {
+  /** Age after which a `<key>.lock` file is considered abandoned and broken. Default 30 s. */
+  staleLockMs?: number;
+}
+
 /**
  * A folder on the local disk. Writes go to a temporary file that is then renamed (or hard-linked,
  * for create-only writes) into place, so a reader sees the old object or the new one, never half.
@@ -21,10 +37,12 @@ function isMissing(error: unknown): boolean {
 export class FsDriver implements StorageDriver {
   readonly location: string;
   private readonly root: string;
+  private readonly staleLockMs: number;
 
-  constructor(root: string) {
+  constructor(root: string, options: FsDriverOptions = {}) {
     this.root = resolve(root);
     this.location = this.root;
+    this.staleLockMs = options.staleLockMs ?? DEFAULT_STALE_LOCK_MS;
   }
 
   private path(key: string): string {
@@ -45,7 +63,13 @@ export class FsDriver implements StorageDriver {
   }
 
   async getRange(key: string, offset: number, length: number): Promise<Uint8Array> {
-    const handle = await open(this.path(key), constants.O_RDONLY);
+    let handle: FileHandle;
+    try {
+      handle = await open(this.path(key), constants.O_RDONLY);
+    } catch (error) {
+      if (isMissing(error)) throw new ObjectNotFoundError(key, `${this.location}/${key} does not exist`, { cause: error });
+      throw error;
+    }
     try {
       const buffer = Buffer.allocUnsafe(length);
       let done = 0;
@@ -93,21 +117,109 @@ export class FsDriver implements StorageDriver {
   /** Compare-and-swap under a lock file, so two writers cannot both replace the same version. */
   private async swapIfMatch(key: string, target: string, temp: string, expected: string): Promise<void> {
     const lock = `${target}.lock`;
-    let handle;
-    try {
-      handle = await open(lock, 'wx');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new PreconditionFailedError(key);
-      throw error;
-    }
+    const handle = await this.acquireLock(key, lock);
     try {
       const current = await this.get(key);
       if (!current || current.etag !== expected) throw new PreconditionFailedError(key);
       await rename(temp, target);
     } finally {
+      // Remove the lock only while it is still ours (the same file), not one taken after ours was broken.
+      const [mine, now] = await Promise.all([handle.stat().catch(() => null), stat(lock).catch(() => null)]);
       await handle.close();
-      await unlink(lock).catch(() => {});
+      if (mine && now && mine.ino === now.ino && mine.dev === now.dev) await unlink(lock).catch(() => {});
     }
+  }
+
+  /**
+   * Takes the lock file (create-only). A live lock means another writer is swapping right now:
+   * PreconditionFailedError. A stale one (see DEFAULT_STALE_LOCK_MS) is broken, then taken.
+   */
+  private async acquireLock(key: string, lock: string): Promise<FileHandle> {
+    for (let attempt = 0; attempt < 4; attempt++) {
+      try {
+        return await open(lock, 'wx');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      if (!(await this.breakStaleLock(lock))) break;
+    }
+    throw new PreconditionFailedError(key);
+  }
+
+  /**
+   * Removes the lock when it is stale; true when taking it may be tried again.
+   *
+   * Writers that find the same stale lock must not race to remove it: one of them could remove a
+   * fresh lock another one just took. So the stale lock is identified (inode and modification
+   * time) and only the writer that creates `<key>.lock.break-<identity>-<n>.lock` (create-only)
+   * removes it, after checking that the lock there is still that very file. A breaker killed while
+   * holding its file (a few microseconds) leaves it behind; once that is stale too, the next
+   * writer uses the next <n>. A lock is thus removed only by its own writer or because it was
+   * found stale, never a live one (unless its writer held it for over `staleLockMs`).
+   */
+  private async breakStaleLock(lock: string): Promise<boolean> {
+    const seen = await stat(lock).catch(() => null);
+    if (seen === null) return true; // released meanwhile
+    if (Date.now() - seen.mtimeMs < this.staleLockMs) return false;
+    const identity = `${seen.ino}-${Math.floor(seen.mtimeMs)}`;
+    for (let generation = 0; generation < 100; generation++) {
+      const breaker = `${lock}.break-${identity}-${generation}.lock`;
+      let handle: FileHandle;
+      try {
+        handle = await open(breaker, 'wx');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const info = await stat(breaker).catch(() => null);
+        if (info === null) return true; // broken and released meanwhile
+        if (Date.now() - info.mtimeMs < this.staleLockMs) return false; // another writer is breaking it now
+        continue; // that writer was killed while breaking it
+      }
+      try {
+        const now = await stat(lock).catch(() => null);
+        if (now && now.ino === seen.ino && now.dev === seen.dev && now.mtimeMs === seen.mtimeMs) await rm(lock, { force: true });
+        return true;
+      } finally {
+        await handle.close();
+        await unlink(breaker).catch(() => {});
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Removes temporary files (`*.tmp-*`, left by writers killed between writing and renaming) not
+   * modified for `olderThanMs`, anywhere under the root. A live write renames its temporary file
+   * within moments, so an hour-old one is debris. Lock files are left to the writers, which break
+   * stale ones under their own protocol (see breakStaleLock); a leftover one costs nothing.
+   */
+  async removeStaleTemporaries(olderThanMs: number, options: { dryRun?: boolean } = {}): Promise<{ files: number; bytes: number }> {
+    const cutoff = Date.now() - olderThanMs;
+    let files = 0;
+    let bytes = 0;
+    const walk = async (dir: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch (error) {
+        if (isMissing(error)) return;
+        throw error;
+      }
+      for (const entry of entries) {
+        const full = join(dir, entry.name);
+        if (entry.isDirectory()) {
+          await walk(full);
+          continue;
+        }
+        if (!entry.name.includes('.tmp-')) continue;
+        const info = await stat(full).catch(() => null);
+        if (!info || !info.isFile() || info.mtimeMs > cutoff) continue;
+        if (!options.dryRun) await rm(full, { force: true });
+        files += 1;
+        bytes += info.size;
+      }
+    };
+    await walk(this.root);
+    return { files, bytes };
   }
 
   async list(prefix: string): Promise<string[]> {
@@ -125,7 +237,7 @@ export class FsDriver implements StorageDriver {
       for (const entry of entries) {
         const full = join(dir, entry.name);
         if (entry.isDirectory()) await walk(full);
-        else if (!entry.name.includes('.tmp-') && !entry.name.endsWith('.lock')) {
+        else if (!isTemporary(entry.name)) {
           keys.push(relative(base, full).split(sep).join('/'));
         }
       }

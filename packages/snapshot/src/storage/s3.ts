@@ -4,7 +4,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import {
-  PreconditionFailedError, StorageUnavailableError, type ObjectInfo, type PutOptions, type StorageDriver, type StoredObject,
+  ObjectNotFoundError, PreconditionFailedError, StorageUnavailableError, type ObjectInfo, type PutOptions, type StorageDriver, type StoredObject,
 } from './driver.ts';
 
 /**
@@ -209,7 +209,8 @@ export class S3Driver implements StorageDriver {
     const Key = this.objectKey(key);
     if (length === 0) {
       const info = await this.head(key);
-      if (!info || info.size < offset) throw new Error(`${key} is shorter than ${offset} bytes`);
+      if (!info) throw new ObjectNotFoundError(key, `${this.location}/${key} does not exist`);
+      if (info.size < offset) throw new Error(`${key} is shorter than ${offset} bytes`);
       return new Uint8Array(0);
     }
     try {
@@ -220,7 +221,7 @@ export class S3Driver implements StorageDriver {
       if (body.length !== length) throw new Error(`${key} is shorter than ${offset + length} bytes`);
       return body;
     } catch (error) {
-      if (isNotFound(error)) throw new Error(`${this.location}/${key} does not exist`, { cause: error });
+      if (isNotFound(error)) throw new ObjectNotFoundError(key, `${this.location}/${key} does not exist`, { cause: error });
       if (statusOf(error) === 416) throw new Error(`${key} is shorter than ${offset + length} bytes`, { cause: error });
       throw error;
     }
