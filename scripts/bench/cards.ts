@@ -21,7 +21,7 @@ import { once } from 'node:events';
 import { KeyStore, openDatabase } from '@snapdeck/gateway';
 import { generateCatalog, writeDefaultCatalog } from '../generate-catalog.ts';
 import { runStorageLatencyBench } from './lib/storage-latency.ts';
-import { ensureWrk, runWrk, type WrkResult } from './lib/wrk.ts';
+import { PINNING, ensureWrk, pinServer, runWrk, type WrkResult } from './lib/wrk.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = join(root, 'packages', 'cli', 'bin', 'snapdeck.js');
@@ -68,7 +68,7 @@ if (s3Only) {
 }
 
 ensureWrk();
-console.log(`snapdeck card benchmark — ${new Date().toISOString()}, node ${process.version}, wrk ${CONNECTIONS} connections, ${seconds} s per run\n`);
+console.log(`snapdeck card benchmark — ${new Date().toISOString()}, node ${process.version}, wrk ${CONNECTIONS} connections, ${seconds} s per run, ${PINNING}\n`);
 
 // 1. The default catalog, built to a fresh folder, served by `snapdeck serve` in its own process.
 const catalogDir = join(work, 'catalog');
@@ -85,6 +85,7 @@ const gateway = spawn(process.execPath, [cli, 'serve', '--port', String(gatewayP
   env: { ...process.env, LOG_LEVEL: 'silent' },
 });
 children.push(gateway);
+pinServer(gateway.pid);
 const base = `http://127.0.0.1:${gatewayPort}/v1`;
 await waitForHttp(`${base}/openapi.json`);
 
@@ -127,6 +128,7 @@ for (const [label, hitsPerPage, encoding, target] of [
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   children.push(bare);
+  pinServer(bare.pid);
   await once(bare, 'message');
   const headers = { 'X-API-Key': key, 'Accept-Encoding': encoding };
   runWrk(url, { connections: CONNECTIONS, seconds: 2, headers }); // warm-up

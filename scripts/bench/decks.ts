@@ -34,7 +34,7 @@ import { SnapshotStore, openStorage } from '@snapdeck/snapshot';
 import { MIGRATIONS } from '../../packages/gateway/src/db/migrations.ts';
 import { SYNTHETIC_TEMPLATES, generateDeckLines } from '../../packages/gateway/src/decks/generate.ts';
 import { writeDefaultCatalog } from '../generate-catalog.ts';
-import { ensureWrk, runWrk, type WrkResult } from './lib/wrk.ts';
+import { PINNING, ensureWrk, pinServer, runWrk, type WrkResult } from './lib/wrk.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const self = fileURLToPath(import.meta.url);
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
   process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
 
   ensureWrk();
-  console.log(`snapdeck deck benchmark — ${new Date().toISOString()}, node ${process.version}, wrk ${CONNECTIONS} connections, ${seconds} s per run\n`);
+  console.log(`snapdeck deck benchmark — ${new Date().toISOString()}, node ${process.version}, wrk ${CONNECTIONS} connections, ${seconds} s per run, ${PINNING}\n`);
 
   // 1. The million-deck database, cached between runs.
   const version = createHash('sha256')
@@ -154,6 +154,7 @@ async function main(): Promise<void> {
     env: { ...process.env, LOG_LEVEL: 'silent' },
   });
   children.push(gateway);
+  pinServer(gateway.pid);
   const base = `http://127.0.0.1:${gatewayPort}/v1`;
   await waitForHttp(`${base}/openapi.json`);
 
@@ -226,6 +227,7 @@ async function main(): Promise<void> {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   children.push(bare);
+  pinServer(bare.pid);
   await once(bare, 'message');
   const bareBase = `http://127.0.0.1:${barePort}/v1`;
 

@@ -26,6 +26,14 @@ function payloadOf(position: CursorPosition): string {
   return `c1|${position.game}|${position.hitsPerPage}|${position.version}|${position.page}`;
 }
 
+/**
+ * The key that signs one version's cursors: derived from the location's secret, so the gateway can
+ * check a cursor's signature before it reads anything of the version the cursor names.
+ */
+export function deriveCursorKey(locationSecret: Uint8Array, game: string, version: string): Buffer {
+  return createHmac('sha256', locationSecret).update(`snapdeck cursor key|${game}|${version}`).digest();
+}
+
 export function encodeCursor(key: Uint8Array, position: CursorPosition): string {
   const payload = payloadOf(position);
   return `${Buffer.from(payload).toString('base64url')}.${mac(key, payload).toString('base64url')}`;

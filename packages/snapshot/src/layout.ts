@@ -47,6 +47,9 @@ export const manifestSchema = z.object({
 });
 export type Manifest = z.infer<typeof manifestSchema>;
 
+/** Per-location secret from which every version's cursor key is derived; never served. */
+export const LOCATION_SECRET_KEY = '_snapdeck/secret';
+
 export const INDEX_FILE = 'index.bin';
 export const PACK_CARDS = 'cards';
 export const PACK_HITS = 'hits';

@@ -36,11 +36,11 @@
  * back to an earlier state, or another build was published after a killed run), a new version id
  * is claimed (the claim is replaced with `ifMatch`) and the files are written again under it.
  */
-import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { encodeCursor } from './cursor.ts';
+import { createHash, randomBytes } from 'node:crypto';
+import { deriveCursorKey, encodeCursor } from './cursor.ts';
 import type { CatalogEntry } from './catalog.ts';
 import {
-  DEFAULT_SEGMENT_BYTES, INDEX_FILE, PACK_CARDS, PACK_HITS, VERSION_PATTERN, layout, pagesPack, pointerSchema,
+  DEFAULT_SEGMENT_BYTES, INDEX_FILE, LOCATION_SECRET_KEY, PACK_CARDS, PACK_HITS, VERSION_PATTERN, layout, pagesPack, pointerSchema,
   type Encoding, type Manifest, type Pointer,
 } from './layout.ts';
 import { PackWriter, encodeIndex, type PackEntries, type PagesIndex, type VersionIndex } from './pack.ts';
@@ -107,8 +107,6 @@ export class VersionVerificationError extends Error {
 
 /** Bump when rendering changes so that the same input gets a new version id (see the top). */
 const RENDER_REVISION = 1;
-/** Per-location secret from which every version's cursor key is derived; never served. */
-export const LOCATION_SECRET_KEY = '_snapdeck/secret';
 /** Claims: build hash → version id, per game (gc removes those of deleted versions). */
 export const buildClaimsPrefix = (game: string) => `_snapdeck/builds/${game}/`;
 const claimKey = (game: string, buildHash: string) => `${buildClaimsPrefix(game)}${buildHash}.json`;
@@ -237,7 +235,7 @@ export async function publishVersion(driver: StorageDriver, game: string, entrie
     }
     // The current version lost its manifest: write it all again (same id), then re-point.
   }
-  const cursorKey = createHmac('sha256', secret).update(`snapdeck cursor key|${game}|${version}`).digest();
+  const cursorKey = deriveCursorKey(secret, game, version);
   const files: Manifest['files'] = {};
   // One listing of what an earlier run of this version already stored.
   const stored = await listSizes(driver, layout.versionPrefix(game, version));

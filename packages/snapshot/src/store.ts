@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { parseCursor, verifyCursor, encodeCursor, type CursorPosition } from './cursor.ts';
-import { INDEX_FILE, PACK_CARDS, PACK_HITS, VERSION_PATTERN, layout, manifestSchema, pagesPack, pointerSchema, type Encoding, type Manifest } from './layout.ts';
+import { deriveCursorKey, parseCursor, verifyCursor, encodeCursor, type CursorPosition } from './cursor.ts';
+import { INDEX_FILE, LOCATION_SECRET_KEY, PACK_CARDS, PACK_HITS, VERSION_PATTERN, layout, manifestSchema, pagesPack, pointerSchema, type Encoding, type Manifest } from './layout.ts';
 import { decodeIndex, type PackEntries, type VersionIndex } from './pack.ts';
 import { compressBrotli, compressGzip, contentTag, pageBody, pageTag } from './render.ts';
 import { ObjectNotFoundError, type StorageDriver } from './storage/driver.ts';
@@ -60,6 +60,18 @@ export class SnapshotStore {
   private readonly pending = new Map<string, Promise<Uint8Array>>();
   private readonly pointerTtlMs: number;
   readonly stats = { hits: 0, misses: 0 };
+  private secret: Promise<Buffer | null> | undefined;
+
+  /** The location's cursor secret (null for a location built before it existed), read once. */
+  locationSecret(): Promise<Buffer | null> {
+    if (!this.secret) {
+      this.secret = this.driver.get(LOCATION_SECRET_KEY).then((object) => (object ? Buffer.from(object.body) : null));
+      // Not remembered when storage failed, nor while absent (a first build may create it).
+      this.secret.then((value) => value ?? (this.secret = undefined), () => (this.secret = undefined));
+    }
+    return this.secret;
+  }
+
   /** Cursors whose signature was already checked, so a repeated one costs a map lookup. */
   readonly verifiedCursors = new LRUCache<string, CursorPosition>({ max: 100_000 });
 
@@ -378,6 +390,10 @@ export async function resolveCursor(store: SnapshotStore, token: string, game: s
     const parsed = parseCursor(token);
     // The game is checked before anything is loaded: only the caller's (validated) slug reaches storage.
     if (!parsed || parsed.game !== game) return { ok: false };
+    // The signature is checked before the version is loaded, so forged cursors naming made-up
+    // versions cost no storage reads (locations built before the secret existed: after loading).
+    const secret = await store.locationSecret();
+    if (secret && !verifyCursor(deriveCursorKey(secret, game, parsed.version), parsed)) return { ok: false };
     const claimed = await store.version(game, parsed.version);
     if (!claimed || !claimed.verify(parsed)) return { ok: false };
     position = { game: parsed.game, hitsPerPage: parsed.hitsPerPage, version: parsed.version, page: parsed.page };

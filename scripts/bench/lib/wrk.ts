@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 
 /** wrk is the load generator (autocannon saturates below what node:http can serve here). */
 export function ensureWrk(): string {
@@ -32,15 +33,29 @@ function toMB(value: string): number {
 }
 
 /**
+ * CPU pinning. On a small machine the load generator and the server fight for the same cores, and
+ * whichever uses more CPU per request also starves wrk: the figures then measure the scheduler.
+ * When `taskset` is there and the machine has at least two cores, servers run on core 0 and wrk
+ * (one thread) on core 1, for the gateway and its baseline alike.
+ */
+const PIN = availableParallelism() >= 2 && spawnSync('sh', ['-c', 'command -v taskset'], { encoding: 'utf8' }).stdout.trim() !== '';
+export const PINNING = PIN ? 'servers on core 0, wrk (1 thread) on core 1' : 'no CPU pinning (taskset missing or one core)';
+
+/** Pins a running server process (all its threads) to core 0; a no-op without pinning. */
+export function pinServer(pid: number | undefined): void {
+  if (PIN && pid !== undefined) spawnSync('taskset', ['-a', '-cp', '0', String(pid)], { stdio: 'ignore' });
+}
+
+/**
  * Runs wrk with keep-alive connections; returns its figures. `script`: a Lua file passed with -s
  * (for instance `wrk.method = "POST"; wrk.body = ...` for POST requests).
  */
 export function runWrk(url: string, options: { connections: number; seconds: number; threads?: number; headers?: Record<string, string>; script?: string }): WrkResult {
-  const args = ['-t', String(options.threads ?? 2), '-c', String(options.connections), '-d', `${options.seconds}s`, '--latency'];
+  const args = ['-t', String(options.threads ?? (PIN ? 1 : 2)), '-c', String(options.connections), '-d', `${options.seconds}s`, '--latency'];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
   if (options.script) args.push('-s', options.script);
   args.push(url);
-  const out = execFileSync(ensureWrk(), args, { encoding: 'utf8' });
+  const out = PIN ? execFileSync('taskset', ['-c', '1', ensureWrk(), ...args], { encoding: 'utf8' }) : execFileSync(ensureWrk(), args, { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const transfer = /Transfer\/sec:\s+(\S+)/.exec(out)?.[1] ?? '';
   const p50 = /\s50%\s+(\S+)/.exec(out)?.[1] ?? '';
