@@ -21,6 +21,7 @@ import { once } from 'node:events';
 import { KeyStore, openDatabase } from '@snapdeck/gateway';
 import { generateCatalog, writeDefaultCatalog } from '../generate-catalog.ts';
 import { runStorageLatencyBench } from './lib/storage-latency.ts';
+import { rssMB, waitForHttp } from './lib/process.ts';
 import { PINNING, ensureWrk, pinServer, runWrk, type WrkResult } from './lib/wrk.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -42,23 +43,7 @@ function run(command: string, argv: string[], env: Record<string, string> = {}):
   if (result.status !== 0) throw new Error(`${command} ${argv.join(' ')} failed`);
 }
 
-async function waitForHttp(url: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error(`${url} did not come up`);
-}
 
-function rssMB(pid: number): { rss: number; peak: number } {
-  const status = spawnSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }).stdout;
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}
 
 if (s3Only) {
   console.log(`snapdeck storage latency benchmark — ${new Date().toISOString()}, node ${process.version}`);

@@ -34,6 +34,7 @@ import { SnapshotStore, openStorage } from '@snapdeck/snapshot';
 import { MIGRATIONS } from '../../packages/gateway/src/db/migrations.ts';
 import { SYNTHETIC_TEMPLATES, generateDeckLines } from '../../packages/gateway/src/decks/generate.ts';
 import { writeDefaultCatalog } from '../generate-catalog.ts';
+import { rssMB, waitForHttp } from './lib/process.ts';
 import { PINNING, ensureWrk, pinServer, runWrk, type WrkResult } from './lib/wrk.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -282,20 +283,4 @@ function quantile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
-async function waitForHttp(url: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error(`${url} did not come up`);
-}
 
-function rssMB(pid: number): { rss: number; peak: number } {
-  const status = spawnSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }).stdout;
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}

@@ -20,11 +20,14 @@ export class CatalogInvalidError extends Error {
   }
 }
 
-/** A validated card, kept as the JSON text that will be served: the object itself is not kept. */
+/**
+ * A validated card, kept as the UTF-8 JSON that will be served (the object itself is not kept):
+ * bytes rather than strings, so a 100,000-card catalog sits outside the JS heap at half the size.
+ */
 export interface CatalogEntry {
   id: string;
-  card: string;
-  hit: string;
+  card: Buffer;
+  hit: Buffer;
 }
 
 const MAX_REPORTED = 20;
@@ -76,7 +79,7 @@ export async function readCatalog(file: string, game: GameSlug, onLine?: (line: 
       continue;
     }
     firstLine.set(card.id, lineNumber);
-    entries.push({ id: card.id, card: JSON.stringify(card), hit: JSON.stringify(model.toHit(card)) });
+    entries.push({ id: card.id, card: Buffer.from(JSON.stringify(card)), hit: Buffer.from(JSON.stringify(model.toHit(card))) });
   }
   if (total > 0) throw new CatalogInvalidError(problems, total);
   // Byte order of ids: fixed within a version, and the same on every machine.

@@ -2,4 +2,10 @@ import type { BrotliOptions, ZlibOptions } from 'node:zlib';
 
 export declare function brotliOptions(size: number): BrotliOptions;
 export declare const GZIP_OPTIONS: ZlibOptions;
-export default function compressBatch(bodies: Uint8Array[]): { br: Uint8Array[]; gzip: Uint8Array[] };
+export interface JoinedBodies {
+  data: Uint8Array;
+  lengths: number[];
+}
+export declare function joinBodies(bodies: Uint8Array[]): JoinedBodies;
+export declare function splitBodies(batch: JoinedBodies): Uint8Array[];
+export default function compressBatch(batch: JoinedBodies): { br: JoinedBodies; gzip: JoinedBodies };

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { joinBodies, splitBodies, type JoinedBodies } from './compress-worker.mjs';
 
 /** Compresses batches of bodies to brotli and gzip on worker threads (one per core). */
 export interface Compressor {
@@ -16,7 +17,11 @@ export function createCompressor(threads = availableParallelism()): Compressor {
   });
   return {
     parallelism: threads,
-    run: (bodies) => pool.run(bodies) as Promise<{ br: Uint8Array[]; gzip: Uint8Array[] }>,
+    async run(bodies) {
+      // One buffer each way per batch (see joinBodies); the bodies come back as views on it.
+      const result = (await pool.run(joinBodies(bodies))) as { br: JoinedBodies; gzip: JoinedBodies };
+      return { br: splitBodies(result.br), gzip: splitBodies(result.gzip) };
+    },
     close: () => pool.destroy(),
   };
 }

@@ -117,7 +117,7 @@ const VERIFY_IN_FLIGHT = 8;
 const BATCH_ENTRIES = 256;
 const BATCH_BYTES = 2 * 1024 * 1024;
 /** At most this many segment uploads in flight per version: bounds memory and connections. */
-const WRITES_IN_FLIGHT = 4;
+const WRITES_IN_FLIGHT = 2;
 
 /** A version id for `now`; the six hex digits are random unless `suffix` gives them. */
 export function newVersionId(now = new Date(), suffix?: string): string {
@@ -137,7 +137,12 @@ export function buildHash(game: string, entries: readonly CatalogEntry[], hitsPe
   const hash = createHash('sha256');
   hash.update(JSON.stringify({ scheme: 'snapdeck-version', render: RENDER_REVISION, format: 1, game, hitsPerPage, segmentBytes }));
   // JSON text never holds a raw NUL or newline, so these separators are unambiguous.
-  for (const entry of entries) hash.update(`\n${entry.id}\0${entry.card}\0${entry.hit}`);
+  for (const entry of entries) {
+    hash.update(`\n${entry.id}\0`);
+    hash.update(entry.card);
+    hash.update('\0');
+    hash.update(entry.hit);
+  }
   return hash.digest('hex');
 }
 
@@ -331,7 +336,7 @@ export async function publishVersion(driver: StorageDriver, game: string, entrie
 
   // 2. Hits, each followed by ',', from which any hitsPerPage is assembled without parsing.
   const hitWriter = new PackWriter((segment, body) => queueWrite(layout.segment(PACK_HITS, 'identity', segment), body), segmentBytes, Buffer.from(','));
-  const hitBytes = entries.map((entry) => Buffer.from(entry.hit));
+  const hitBytes = entries.map((entry) => entry.hit);
   for (const hit of hitBytes) await hitWriter.add(hit);
   const hitEntries = await hitWriter.finish();
   progress('hits', entries.length, entries.length);

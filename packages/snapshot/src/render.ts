@@ -18,8 +18,11 @@ export function pageBody(joinedHits: Uint8Array[], cursor: string | null, totalH
   return Buffer.concat([PAGE_HEAD, ...joinedHits, pageTail(cursor, totalHits)]);
 }
 
-export function cardBody(cardJson: string): Buffer {
-  return Buffer.from(`{"data":${cardJson}}`);
+const CARD_HEAD = Buffer.from('{"data":');
+const CARD_TAIL = Buffer.from('}');
+
+export function cardBody(cardJson: Uint8Array): Buffer {
+  return Buffer.concat([CARD_HEAD, cardJson, CARD_TAIL]);
 }
 
 /** Strong entity tag value (without quotes) of bytes. */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, createReadStream } from 'node:fs';
 import { link, mkdir, open, readFile, readdir, rename, rm, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ObjectNotFoundError, PreconditionFailedError, type ObjectInfo, type PutOptions, type StorageDriver, type StoredObject } from './driver.ts';
@@ -15,6 +15,22 @@ function isMissing(error: unknown): boolean {
 }
 
 /** Files of writers in progress (or killed): `<key>.tmp-*` and `<key>.lock`; never listed as keys. */
+/** Every file below `dir` (none when it does not exist or is not a folder). */
+async function* filesUnder(dir: string): AsyncGenerator<{ full: string; name: string }> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+    throw error;
+  }
+  for (const entry of entries) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) yield* filesUnder(full);
+    else yield { full, name: entry.name };
+  }
+}
+
 function isTemporary(name: string): boolean {
   return name.includes('.tmp-') || name.endsWith('.lock');
 }
@@ -84,9 +100,21 @@ export class FsDriver implements StorageDriver {
     }
   }
 
+  /** Size, entity tag and SHA-256, hashed as the file streams by (segments can be large). */
   async head(key: string): Promise<ObjectInfo | null> {
-    const object = await this.get(key);
-    return object && { size: object.size, etag: object.etag };
+    const hash = createHash('sha256');
+    let size = 0;
+    try {
+      for await (const chunk of createReadStream(this.path(key)) as AsyncIterable<Buffer>) {
+        hash.update(chunk);
+        size += chunk.length;
+      }
+    } catch (error) {
+      if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return null;
+      throw error;
+    }
+    const sha256 = hash.digest('hex');
+    return { size, etag: sha256.slice(0, 32), sha256 };
   }
 
   async put(key: string, body: Uint8Array, options: PutOptions = {}): Promise<ObjectInfo> {
@@ -196,57 +224,22 @@ export class FsDriver implements StorageDriver {
     const cutoff = Date.now() - olderThanMs;
     let files = 0;
     let bytes = 0;
-    const walk = async (dir: string): Promise<void> => {
-      let entries;
-      try {
-        entries = await readdir(dir, { withFileTypes: true });
-      } catch (error) {
-        if (isMissing(error)) return;
-        throw error;
-      }
-      for (const entry of entries) {
-        const full = join(dir, entry.name);
-        if (entry.isDirectory()) {
-          await walk(full);
-          continue;
-        }
-        if (!entry.name.includes('.tmp-')) continue;
-        const info = await stat(full).catch(() => null);
-        if (!info || !info.isFile() || info.mtimeMs > cutoff) continue;
-        if (!options.dryRun) await rm(full, { force: true });
-        files += 1;
-        bytes += info.size;
-      }
-    };
-    await walk(this.root);
+    for await (const { full, name } of filesUnder(this.root)) {
+      if (!name.includes('.tmp-')) continue;
+      const info = await stat(full).catch(() => null);
+      if (!info || !info.isFile() || info.mtimeMs > cutoff) continue;
+      if (!options.dryRun) await rm(full, { force: true });
+      files += 1;
+      bytes += info.size;
+    }
     return { files, bytes };
   }
 
   async list(prefix: string): Promise<string[]> {
-    const base = this.root;
-    const start = prefix === '' ? base : join(base, ...prefix.replace(/\/$/, '').split('/'));
+    const start = prefix === '' ? this.root : join(this.root, ...prefix.replace(/\/$/, '').split('/'));
     const keys: string[] = [];
-    const walk = async (dir: string): Promise<void> => {
-      let entries;
-      try {
-        entries = await readdir(dir, { withFileTypes: true });
-      } catch (error) {
-        if (isMissing(error)) return;
-        throw error;
-      }
-      for (const entry of entries) {
-        const full = join(dir, entry.name);
-        if (entry.isDirectory()) await walk(full);
-        else if (!isTemporary(entry.name)) {
-          keys.push(relative(base, full).split(sep).join('/'));
-        }
-      }
-    };
-    try {
-      const info = await stat(start);
-      if (info.isDirectory()) await walk(start);
-    } catch (error) {
-      if (!isMissing(error)) throw error;
+    for await (const { full, name } of filesUnder(start)) {
+      if (!isTemporary(name)) keys.push(relative(this.root, full).split(sep).join('/'));
     }
     return keys.filter((key) => key.startsWith(prefix));
   }
