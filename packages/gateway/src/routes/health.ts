@@ -1,5 +1,6 @@
 import { GAME_SLUGS } from '@snapdeck/contract';
 import type { GatewayRoutes } from '../app.ts';
+import { sendRendered } from '../http/json.ts';
 import { respond } from '../http/respond.ts';
 
 const JSON_NO_STORE = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
@@ -13,7 +14,8 @@ const OK = JSON.stringify({ status: 'ok' });
  *   probe itself asks the store for each game, so it also loads them; internal games are ignored.
  */
 export function healthRoutes({ app, snapshots, log }: GatewayRoutes): void {
-  app.get('/healthz', (c) => respond(c, 200, OK, JSON_NO_STORE));
+  // Every 200 of a GET carries an ETag (CDN-ready HTTP), probes included; no-store all the same.
+  app.get('/healthz', (c) => sendRendered(c, OK, { cacheControl: 'no-store' }));
 
   app.get('/readyz', async (c) => {
     const missing: string[] = [];
@@ -34,6 +36,8 @@ export function healthRoutes({ app, snapshots, log }: GatewayRoutes): void {
       missing.sort((a, b) => GAME_SLUGS.indexOf(a as never) - GAME_SLUGS.indexOf(b as never));
       return respond(c, 503, JSON.stringify({ status: 'not ready', missing }), JSON_NO_STORE);
     }
-    return respond(c, 200, JSON.stringify({ status: 'ready', versions }), JSON_NO_STORE);
+    // In game order, so that the same versions always give the same bytes (and ETag).
+    const ordered = Object.fromEntries(GAME_SLUGS.map((game) => [game, versions[game]]));
+    return sendRendered(c, JSON.stringify({ status: 'ready', versions: ordered }), { cacheControl: 'no-store' });
   });
 }

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SnapshotStore } from '@snapdeck/snapshot';
 import type { GatewayRoutes } from '../app.ts';
-import { respond } from '../http/respond.ts';
+import { sendRendered } from '../http/json.ts';
 import type { RequestObserver } from '../middleware/access-log.ts';
 import type { QuotaCounter } from '../quota/counter.ts';
 
@@ -105,6 +105,6 @@ export class GatewayMetrics implements RequestObserver {
  */
 export function metricsRoutes({ app }: GatewayRoutes, metrics: GatewayMetrics): void {
   app.get('/metrics', async (c) =>
-    respond(c, 200, await metrics.registry.metrics(), { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' }),
+    sendRendered(c, await metrics.registry.metrics(), { contentType: metrics.registry.contentType, cacheControl: 'no-store' }),
   );
 }
