@@ -1,12 +1,8 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { DEFAULT_QUOTA, KeyStore, SCOPES, openDatabase } from '@snapdeck/gateway';
+import { positiveInteger } from '../options.ts';
 
 const DEFAULT_DB = 'data/snapdeck.db';
-
-function positiveInteger(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
-  return Number(value);
-}
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];

@@ -1,14 +1,10 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadDeprecations, redactRedisUrl, startGateway, type Deprecation } from '@snapdeck/gateway';
+import { positiveInteger } from '../options.ts';
 
 function port(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
   return Number(value);
-}
-
-function megabytes(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive number of MiB');
-  return Number(value) * 1024 * 1024;
 }
 
 export function registerServeCommand(program: Command): void {
@@ -19,7 +15,8 @@ export function registerServeCommand(program: Command): void {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--snapshots <location>', 'snapshot location: a folder, or s3://bucket/prefix', 'snapshots')
     .option('--db <file>', 'SQLite database (keys, decks)', 'data/snapdeck.db')
-    .option('--cache-mb <n>', 'memory for cached pages and cards, in MiB', megabytes, 128 * 1024 * 1024)
+    .option('--cache-mb <n>', 'memory for cached pages and cards, in MiB', positiveInteger, 128)
+    .option('--address-quota <n>', 'requests per 15-minute window per client address for GET /v1/decks/{deckId} (no key)', positiveInteger, 3000)
     .option('--trust-proxy', 'take client addresses from X-Forwarded-For (only behind a proxy you trust)')
     .option('--redis <url>', 'share quotas across gateway processes through Redis (redis://host:6379); while it is unreachable each process counts alone')
     .option('--deprecations <file>', 'JSON array of {method?, path, announcedAt, sunsetAt, link}: routes that answer with Deprecation, Sunset and Link headers')
@@ -34,7 +31,7 @@ LOG_LEVEL (default info; silent turns the JSON access log off) sets what is logg
 Example:
   npx snapdeck serve --port 8787 --snapshots snapshots --db data/snapdeck.db`,
     )
-    .action(async (options: { port: number; host: string; snapshots: string; db: string; cacheMb: number; trustProxy?: boolean; redis?: string; deprecations?: string }) => {
+    .action(async (options: { port: number; host: string; snapshots: string; db: string; cacheMb: number; addressQuota: number; trustProxy?: boolean; redis?: string; deprecations?: string }) => {
       // A wrong file stops the start-up with the problems listed (main.ts prints the message).
       const deprecations: Deprecation[] | undefined = options.deprecations ? await loadDeprecations(options.deprecations) : undefined;
       const gateway = await startGateway({
@@ -42,7 +39,8 @@ Example:
         host: options.host,
         snapshots: options.snapshots,
         db: options.db,
-        cacheBytes: options.cacheMb,
+        cacheBytes: options.cacheMb * 1024 * 1024,
+        addressQuota: options.addressQuota,
         trustProxy: options.trustProxy ?? false,
         redis: options.redis,
         deprecations,

@@ -1,0 +1,7 @@
+import { InvalidArgumentError } from 'commander';
+
+/** Commander parser for options that take a positive whole number (quotas, sizes). */
+export function positiveInteger(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
+  return Number(value);
+}
