@@ -507,6 +507,10 @@ describe('GET /v1/decks/public: errors and their precedence', () => {
     // Then the other 400s.
     expect((await list('gameId=digimon&limit=abc&startAfter=junk')).status).toBe(400);
     expect((await list('gameId=digimon&startAfter=junk')).body).toEqual({ error: ERRORS.invalidCursor });
+    // An empty one is no cursor at all (as `cursor=` on the card walk): the first page.
+    const empty = await list('gameId=digimon&limit=3&startAfter=');
+    expect(empty.status).toBe(200);
+    expect(empty.body.data.decks).toEqual((await list('gameId=digimon&limit=3')).body.data.decks);
   });
 
   it('405 for other methods, as JSON', async () => {

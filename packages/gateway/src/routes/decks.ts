@@ -62,7 +62,8 @@ export function deckRoutes({ app, keyed, db, currentVersion, quota, addressQuota
         return sendError(c, 'gameIdRequired', 'updatedSince can only be combined with sort=updatedAt (the default)');
       }
     }
-    const result = listPublicDecks(store, cursorKey, { game: game.slug, sort, limit, updatedSince, startAfter: c.req.query('startAfter') });
+    // An empty startAfter reads as none, like an empty card cursor: the first page.
+    const result = listPublicDecks(store, cursorKey, { game: game.slug, sort, limit, updatedSince, startAfter: c.req.query('startAfter') || undefined });
     if (!result.ok) return sendError(c, 'invalidCursor');
     return sendRendered(c, JSON.stringify({ data: result.page }), { cacheControl: CACHE.deckListing, vary: KEYED_VARY });
   });
