@@ -11,7 +11,7 @@
  * Usage: npm run bench:cards [-- --seconds 10 --skip-build --skip-s3]
  *        npm run bench:cards -- --s3 [--s3-pages 200]   (the storage latency part alone)
  */
-import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,7 @@ import { once } from 'node:events';
 import { KeyStore, openDatabase } from '@snapdeck/gateway';
 import { generateCatalog, writeDefaultCatalog } from '../generate-catalog.ts';
 import { runStorageLatencyBench } from './lib/storage-latency.ts';
-import { rssMB, waitForHttp } from './lib/process.ts';
+import { rssMB, startGatewayProcess } from './lib/process.ts';
 import { PINNING, ensureWrk, pinServer, runWrk, type WrkResult } from './lib/wrk.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -64,15 +64,8 @@ const db = openDatabase(dbFile);
 const key = new KeyStore(db).create({ name: 'bench', quota: 1_000_000_000 }).key;
 db.close();
 
-const gatewayPort = 18787;
-const gateway = spawn(process.execPath, [cli, 'serve', '--port', String(gatewayPort), '--snapshots', join(work, 'snapshots'), '--db', dbFile], {
-  stdio: ['ignore', 'ignore', 'inherit'],
-  env: { ...process.env, LOG_LEVEL: 'silent' },
-});
+const { gateway, base } = await startGatewayProcess(cli, 18787, join(work, 'snapshots'), dbFile);
 children.push(gateway);
-pinServer(gateway.pid);
-const base = `http://127.0.0.1:${gatewayPort}/v1`;
-await waitForHttp(`${base}/openapi.json`);
 
 /** The URL of the second page (reached by cursor, like a real walk) for a hitsPerPage. */
 async function secondPage(hitsPerPage: number): Promise<string> {

@@ -16,7 +16,7 @@
  * Usage: npm run bench:decks [-- --seconds 10 --fresh]
  * (Internally, `decks.ts --bare-server PORT DB SNAPSHOTS` is the baseline server.)
  */
-import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -34,7 +34,7 @@ import { SnapshotStore, openStorage } from '@snapdeck/snapshot';
 import { MIGRATIONS } from '../../packages/gateway/src/db/migrations.ts';
 import { SYNTHETIC_TEMPLATES, generateDeckLines } from '../../packages/gateway/src/decks/generate.ts';
 import { writeDefaultCatalog } from '../generate-catalog.ts';
-import { rssMB, waitForHttp } from './lib/process.ts';
+import { rssMB, startGatewayProcess } from './lib/process.ts';
 import { PINNING, ensureWrk, pinServer, runWrk, type WrkResult } from './lib/wrk.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -149,15 +149,8 @@ async function main(): Promise<void> {
   if (build.status !== 0) throw new Error('snapdeck build failed');
 
   // 3. The gateway, in its own process.
-  const gatewayPort = 18788;
-  const gateway = spawn(process.execPath, [cli, 'serve', '--port', String(gatewayPort), '--snapshots', join(work, 'snapshots'), '--db', dbFile], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, LOG_LEVEL: 'silent' },
-  });
+  const { gateway, base } = await startGatewayProcess(cli, 18788, join(work, 'snapshots'), dbFile);
   children.push(gateway);
-  pinServer(gateway.pid);
-  const base = `http://127.0.0.1:${gatewayPort}/v1`;
-  await waitForHttp(`${base}/openapi.json`);
 
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const headers = { 'X-API-Key': key };

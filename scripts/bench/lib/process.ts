@@ -1,4 +1,6 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { pinServer } from './wrk.ts';
 
 /** Resolves once `url` answers at all (any status), or throws after `seconds`. */
 export async function waitForHttp(url: string, seconds = 20): Promise<void> {
@@ -18,4 +20,19 @@ export function rssMB(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+/**
+ * `snapdeck serve` in its own process (pinned like every benchmarked server, access log off), on
+ * `port`; resolves with the process and its /v1 base URL once it answers.
+ */
+export async function startGatewayProcess(cli: string, port: number, snapshots: string, db: string): Promise<{ gateway: ChildProcess; base: string }> {
+  const gateway = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--snapshots', snapshots, '--db', db], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, LOG_LEVEL: 'silent' },
+  });
+  pinServer(gateway.pid);
+  const base = `http://127.0.0.1:${port}/v1`;
+  await waitForHttp(`${base}/openapi.json`);
+  return { gateway, base };
 }
