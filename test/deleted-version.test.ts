@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsDriver, build, encodeCursor, layout, manifestSchema, type StorageDriver } from '@snapdeck/snapshot';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
+import { importLines } from './helpers/decks.ts';
 import { getJson, startTestGateway, tempDir, type TestGateway } from './helpers/harness.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
 
@@ -80,10 +81,11 @@ describe.each(kinds)('a version deleted while a gateway has it loaded, on a $nam
     return { driver, out, publish };
   }
 
-  async function gatewayOn(out: string): Promise<{ gateway: TestGateway; headers: Record<string, string> }> {
-    const gateway = await startTestGateway({ snapshots: out, db: join(dir, `gw-${++counter}.db`), pointerTtlMs: 60_000 });
+  async function gatewayOn(out: string): Promise<{ gateway: TestGateway; headers: Record<string, string>; db: string }> {
+    const db = join(dir, `gw-${++counter}.db`);
+    const gateway = await startTestGateway({ snapshots: out, db, pointerTtlMs: 60_000 });
     gateways.push(gateway);
-    return { gateway, headers: { 'X-API-Key': gateway.createKey() } };
+    return { gateway, headers: { 'X-API-Key': gateway.createKey() }, db };
   }
 
   it('a cursor of it gets 400 Invalid cursor, for an uncached page and then for a cached one', async () => {
@@ -140,5 +142,26 @@ describe.each(kinds)('a version deleted while a gateway has it loaded, on a $nam
     const fresh = await getJson(`${gateway.base}/games/${GAME}/cards?hitsPerPage=${HPP}`, headers);
     expect(fresh.status).toBe(200);
     expect(fresh.body.data.totalHits).toBe(64);
+  });
+
+  it('a deck export reads its cards from the new version when the loaded one was replaced and deleted', async () => {
+    const { driver, out, publish } = await setUp();
+    const old = await publish(5);
+    const { gateway, headers, db } = await gatewayOn(out);
+    expect((await getJson(`${gateway.base}/games/${GAME}/cards?hitsPerPage=${HPP}`, headers)).status).toBe(200);
+
+    const current = await publish(6);
+    await deleteVersion(driver, old.version);
+    const deckId = '0b9c6a4e-6a0d-4c2e-9f5e-2d3c4b5a6f70';
+    const cards = current.ids.slice(0, 3).map((cardId) => ({ cardId, quantity: 2, zoneId: 'main' }));
+    await importLines(db, [
+      { id: deckId, gameId: GAME, name: 'After gc', ownerDisplayName: 'me', visibility: 'public', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', cards },
+    ]);
+    const text = await getJson(`${gateway.base}/decks/${deckId}?format=text`);
+    expect(text.status, text.text).toBe(200);
+    for (const { cardId } of cards) {
+      expect(text.text).toMatch(new RegExp(`^2 .+ \\(${cardId}\\)$`, 'm'));
+      expect(text.text).not.toContain(`2 ${cardId} (${cardId})`); // a name, not the id standing in for one
+    }
   });
 });

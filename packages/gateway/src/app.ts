@@ -1,6 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import type { SnapshotStore, SnapshotVersion } from '@snapdeck/snapshot';
+import { VersionGoneError, type SnapshotStore, type SnapshotVersion } from '@snapdeck/snapshot';
 import type { Db } from './db/database.ts';
 import type { GatewayEnv } from './env.ts';
 import { sendError } from './http/errors.ts';
@@ -38,6 +38,11 @@ export interface GatewayRoutes extends GatewayOptions {
   keyed: MiddlewareHandler<GatewayEnv>;
   /** The current version of a public game; throws (→ 500) when none is published. */
   currentVersion(game: string): Promise<SnapshotVersion>;
+  /**
+   * Runs `read` on the current version, once more on the newly current one when the version it
+   * had was deleted meanwhile (replaced and collected before this process saw the new pointer).
+   */
+  withCurrentVersion<T>(game: string, read: (version: SnapshotVersion) => Promise<T>): Promise<T>;
 }
 
 export class NoSnapshotError extends Error {
@@ -71,6 +76,14 @@ export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
       const version = await options.snapshots.current(game);
       if (!version) throw new NoSnapshotError(game);
       return version;
+    },
+    async withCurrentVersion(game, read) {
+      try {
+        return await read(await routes.currentVersion(game));
+      } catch (error) {
+        if (!(error instanceof VersionGoneError)) throw error;
+        return read(await routes.currentVersion(game));
+      }
     },
   };
   gamesRoutes(routes);

@@ -16,7 +16,7 @@ export function parseHitsPerPage(value: string | undefined): number | null {
 }
 
 /** GET /v1/games/{slug}/cards and GET /v1/games/{slug}/cards/{cardId}. */
-export function cardRoutes({ app, keyed, snapshots, currentVersion }: GatewayRoutes): void {
+export function cardRoutes({ app, keyed, snapshots, currentVersion, withCurrentVersion }: GatewayRoutes): void {
   app.get('/v1/games/:slug/cards', keyed, async (c) => {
     const game = findGame(c.req.param('slug'));
     if (!game) return sendError(c, 'gameNotFound');
@@ -40,11 +40,11 @@ export function cardRoutes({ app, keyed, snapshots, currentVersion }: GatewayRou
     try {
       body = await version.page(hitsPerPage, page, encoding);
     } catch (error) {
-      // The version was deleted (snapdeck gc) while this process still had it loaded.
       if (!(error instanceof VersionGoneError)) throw error;
+      // The version was deleted (snapdeck gc) while this process still had it loaded: a walk on
+      // it has to restart; a first page comes from the version now current.
       if (cursor !== undefined) return sendError(c, 'invalidCursor');
-      version = await currentVersion(game.slug);
-      body = await version.page(hitsPerPage, page, encoding);
+      body = await withCurrentVersion(game.slug, (current) => current.page(hitsPerPage, 0, encoding));
     }
     return sendRepresentation(c, {
       ...body,
@@ -60,14 +60,7 @@ export function cardRoutes({ app, keyed, snapshots, currentVersion }: GatewayRou
     const cardId = c.req.param('cardId');
     if (!CARD_ID_PATTERN.test(cardId)) return sendError(c, 'invalidCardId');
     const encoding = negotiateEncoding(c.req.header('accept-encoding'));
-    let body;
-    try {
-      body = await (await currentVersion(game.slug)).card(cardId, encoding);
-    } catch (error) {
-      // The current version was replaced and deleted before this process read the new pointer.
-      if (!(error instanceof VersionGoneError)) throw error;
-      body = await (await currentVersion(game.slug)).card(cardId, encoding);
-    }
+    const body = await withCurrentVersion(game.slug, (version) => version.card(cardId, encoding));
     if (!body) return sendError(c, 'cardNotFound');
     return sendRepresentation(c, { ...body, contentType: 'application/json', cacheControl: CACHE.card, vary: KEYED_VARY });
   });

@@ -24,11 +24,13 @@ const DECK_FORMATS = ['json', 'text', 'ga-tts'] as const;
 const TEXT_FORMATS = { snapdeck: snapdeckText, limitless: limitlessText } as const;
 
 /** The four deck endpoints (interface.md §4.4–4.7, decisions.md "Decks"). */
-export function deckRoutes({ app, keyed, db, currentVersion, quota, addressQuota, trustProxy }: GatewayRoutes): void {
+export function deckRoutes({ app, keyed, db, withCurrentVersion, quota, addressQuota, trustProxy }: GatewayRoutes): void {
   const store = new DeckStore(db);
   const resolved = new ResolvedDeckCache();
   const cursorKey = getOrCreateSecret(db, DECK_CURSOR_SECRET);
-  const lookupFor = async (game: GameSlug): Promise<CardLookup> => catalogLookup(game, await currentVersion(game));
+  // Cards are read from whichever version is current at the time of each read.
+  const lookupFor = async (game: GameSlug): Promise<CardLookup> =>
+    catalogLookup(game, { cardRecord: (id) => withCurrentVersion(game, (version) => version.cardRecord(id)) });
 
   /** A deck the request may see: public, or private with a valid token; otherwise null (→ 404). */
   const reachableDeck = (deckId: string, token: string | undefined): { deck: StoredDeck; byToken: boolean } | null => {
