@@ -1,0 +1,49 @@
+/**
+ * "No client input may produce a 500 or crash the process": odd bytes, broken percent-encodings,
+ * repeated, empty and oversized parameters, path tricks and bad headers on every route, with and
+ * without a key. Every answer must be a 2xx/3xx/4xx with a JSON error body for the 4xx.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDeckEnv, type DeckTestEnv } from './helpers/decks.ts';
+
+let env: DeckTestEnv;
+beforeAll(async () => {
+  env = await startDeckEnv({ digimon: 20, gundam: 20, 'grand-archive': 20, 'chrono-core': 20 });
+});
+afterAll(() => env?.close());
+
+const NASTY = ['', '%', '%E0%A4%A', '%ff%fe', '%00', '..%2F..%2Fetc%2Fpasswd', 'a'.repeat(5000), '%20', '-1', '1e3', '[]', '{}', '%22%3Cscript%3E', 'null', 'undefined', '0x10', '１２'];
+const DECK = '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b';
+
+function urls(): string[] {
+  const out: string[] = [];
+  for (const v of NASTY) {
+    out.push(`/v1/games/${v}/cards`, `/v1/games/digimon/cards/${v}`, `/v1/decks/${v}`, `/v1/decks/${v}/text?format=snapdeck`);
+    out.push(`/v1/games/digimon/cards?hitsPerPage=${v}`, `/v1/games/digimon/cards?cursor=${v}`, `/v1/games/digimon/cards?hitsPerPage=5&cursor=${v}&cursor=x`);
+    out.push(`/v1/decks/public?gameId=${v}`, `/v1/decks/public?gameId=digimon&limit=${v}&sort=${v}`, `/v1/decks/public?gameId=digimon&updatedSince=${v}`, `/v1/decks/public?gameId=digimon&startAfter=${v}`);
+    out.push(`/v1/decks/${DECK}?format=${v}&token=${v}`, `/v1/decks/${DECK}/text?format=${v}&token=${v}`, `/${v}`, `/v1/${v}`);
+  }
+  return out;
+}
+
+describe('hostile input', () => {
+  it('never gets a 5xx, on any route, with or without a key', async () => {
+    const failures: string[] = [];
+    for (const path of urls()) {
+      for (const headers of [{}, { 'X-API-Key': env.key }, { 'X-API-Key': 'sd_live_%00', 'Accept-Encoding': 'br;q=abc, *;q=-1', 'If-None-Match': '"' }]) {
+        const response = await fetch(`${env.gateway.url}${path}`, { headers });
+        const text = await response.text();
+        if (response.status >= 500) failures.push(`${response.status} ${path} ${text.slice(0, 80)}`);
+        if (response.status >= 400) expect(JSON.parse(text), path).toHaveProperty('error');
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('bad POST bodies are 400s, never 5xx', async () => {
+    for (const body of ['', '\u0000', '{"ids":', '{"ids":[1,2]}', '{"ids":"x"}', '[]', 'null', '{"ids":[' + '"x",'.repeat(100) + '"x"]}', '\xff\xfe']) {
+      const response = await fetch(`${env.gateway.base}/decks/details`, { method: 'POST', headers: { 'X-API-Key': env.key, 'Content-Type': 'application/json' }, body });
+      expect(response.status, body.slice(0, 20)).toBe(400);
+    }
+  });
+});
