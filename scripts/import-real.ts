@@ -258,6 +258,19 @@ function cardIoTexts(r: Reader): CardIoTexts {
   return { effect: split.effect, inheritedEffect, securityEffect: security.length ? security.join('\n') : null, aceEffect, linkCondition };
 }
 
+
+/** The art fields of a card known only by its main art (alternative arts are merged in later). */
+function digimonMainArtOnly(id: string) {
+  return {
+    illustrator: '',
+    cardImageUrl: digimonImageUrl(id),
+    imageSourceUrl: digimonSourceImageUrl(id),
+    hasAltArt: false,
+    cardArts: [{ id, type: 'Normal', url: digimonImageUrl(id) }],
+    AAs: [],
+  };
+}
+
 function digimonFromCardIo(r: Reader, setNames: Map<string, string>): DigimonCard {
   const id = r.str('card_id');
   const cardType = r.str('type') as DigimonCard['cardType'];
@@ -314,12 +327,7 @@ function digimonFromCardIo(r: Reader, setNames: Map<string, string>): DigimonCar
     setOrder: numberAfterDash(id),
     productOrigin: r.optStr('set_name') || setName,
     timings: digimonTimingsOf([effect, inheritedEffect, securityEffect]),
-    illustrator: '',
-    cardImageUrl: digimonImageUrl(id),
-    imageSourceUrl: digimonSourceImageUrl(id),
-    hasAltArt: false,
-    cardArts: [{ id, type: 'Normal', url: digimonImageUrl(id) }],
-    AAs: [],
+    ...digimonMainArtOnly(id),
   };
 }
 
@@ -447,12 +455,7 @@ function digimonFromTaka(r: Reader, setNames: Map<string, string>): DigimonCard 
     setOrder: numberAfterDash(id),
     productOrigin: takaText(r.optStr('notes'))?.replace(/^▹/, '') ?? '',
     timings: digimonTimingsOf([effect, inheritedEffect, securityEffect]),
-    illustrator: '',
-    cardImageUrl: digimonImageUrl(id),
-    imageSourceUrl: digimonSourceImageUrl(id),
-    hasAltArt: false,
-    cardArts: [{ id, type: 'Normal', url: digimonImageUrl(id) }],
-    AAs: [],
+    ...digimonMainArtOnly(id),
   };
   return mergeTaka(base, r);
 }

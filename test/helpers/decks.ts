@@ -17,7 +17,7 @@ import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
 import { deckDetailsResponse, deckResponse, gaTtsResponse, publicDecksResponse, type GameSlug } from '@snapdeck/contract';
 import { FsDriver, build } from '@snapdeck/snapshot';
-import { importDecks, openDatabase, startGateway, type Db, type GatewayConfig, type ImportResult, type RunningGateway } from '@snapdeck/gateway';
+import { importDecks, openDatabase, startGateway, type Db, type DeckImportLine, type GatewayConfig, type ImportResult, type RunningGateway } from '@snapdeck/gateway';
 import { prng, uuidFrom } from '../../packages/gateway/src/decks/generate.ts';
 import pino from 'pino';
 import { writeGeneratedCatalog } from './catalog.ts';
@@ -29,19 +29,7 @@ export const BOTH_SCOPES = ['decks:browse:public', 'decks:read:public'];
 export type Catalogs = Awaited<ReturnType<typeof writeGeneratedCatalog>>;
 
 /** One deck as an import line (decisions.md "Deck import line"). */
-export interface DeckLine {
-  id: string;
-  gameId: GameSlug;
-  name: string;
-  ownerDisplayName: string;
-  visibility: 'public' | 'private';
-  createdAt: string;
-  updatedAt: string;
-  copyCount?: number;
-  viewCount?: number;
-  likeCount?: number;
-  cards: { cardId: string; quantity: number; zoneId?: string | null }[];
-}
+export type DeckLine = DeckImportLine;
 
 /** Deterministic UUID v4s, distinct within one generator. */
 export function idGenerator(seed: number): () => string {

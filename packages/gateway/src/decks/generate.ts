@@ -1,4 +1,5 @@
 import type { GameSlug } from '@snapdeck/contract';
+import type { DeckImportLine } from './import.ts';
 
 /**
  * Deterministic deck generator (seeded PRNG): import lines for tests, benchmarks and the demo
@@ -44,19 +45,8 @@ export interface GameTemplate {
   weight?: number;
 }
 
-export interface GeneratedDeck {
-  id: string;
-  gameId: GameSlug;
-  name: string;
-  ownerDisplayName: string;
-  visibility: 'public' | 'private';
-  createdAt: string;
-  updatedAt: string;
-  copyCount: number;
-  viewCount: number;
-  likeCount: number;
-  cards: { cardId: string; quantity: number; zoneId?: string }[];
-}
+/** An import line with every counter set. */
+export type GeneratedDeck = DeckImportLine & Required<Pick<DeckImportLine, 'copyCount' | 'viewCount' | 'likeCount'>>;
 
 export interface GenerateOptions {
   seed: number;

@@ -96,6 +96,8 @@ export const deckLineSchema = z
 export const deleteLineSchema = z.strictObject({ id: deckId, deleted: z.literal(true, 'must be true') });
 
 export type DeckLine = z.output<typeof deckLineSchema>;
+/** One import line as written in the JSONL file (decisions.md "Deck import line"). */
+export type DeckImportLine = z.input<typeof deckLineSchema>;
 export type ParsedLine = { kind: 'upsert'; deck: DeckLine } | { kind: 'delete'; id: string };
 
 function formatIssue(issue: z.core.$ZodIssue): string {

@@ -11,7 +11,7 @@ import {
 import type { GatewayEnv } from '../env.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
 import { sendError } from '../http/errors.ts';
-import { sendRendered } from '../http/json.ts';
+import { sendRendered } from '../http/rendered.ts';
 import { respond } from '../http/respond.ts';
 import { meterAddress } from '../middleware/quota.ts';
 import { requireScope } from '../middleware/scope.ts';

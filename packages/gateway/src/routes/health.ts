@@ -1,6 +1,6 @@
 import { GAME_SLUGS } from '@snapdeck/contract';
 import type { GatewayRoutes } from '../app.ts';
-import { sendRendered } from '../http/json.ts';
+import { sendRendered } from '../http/rendered.ts';
 import { respond } from '../http/respond.ts';
 
 const JSON_NO_STORE = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };

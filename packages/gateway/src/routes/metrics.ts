@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SnapshotStore } from '@snapdeck/snapshot';
 import type { GatewayRoutes } from '../app.ts';
-import { sendRendered } from '../http/json.ts';
+import { sendRendered } from '../http/rendered.ts';
 import type { RequestObserver } from '../middleware/access-log.ts';
 import type { QuotaCounter } from '../quota/counter.ts';
 
