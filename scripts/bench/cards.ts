@@ -2,7 +2,9 @@
  * Card-serving benchmark. Prints, from one run on this machine:
  *   - requests/s and MB/s of the gateway serving a hitsPerPage=100 page and a hitsPerPage=1000 page
  *     (keep-alive, 50 connections, valid key, identity and brotli), and of a hitsPerPage that is not
- *     pre-rendered, each against a bare node:http server sending the same bytes from memory;
+ *     pre-rendered, each against a bare node:http server sending the same bytes from memory: the
+ *     gateway's response as captured (status, headers, body; the ratio the targets are about), and
+ *     for reference the body with only Content-Type and Content-Encoding;
  *   - `snapdeck build` of a 100,000-card generated catalog: seconds and peak RSS;
  *   - gateway RSS serving the default catalog, after the load;
  *   - page latency from a local folder and from S3 (moto, started here), cold and warm cache
@@ -73,19 +75,47 @@ async function secondPage(hitsPerPage: number): Promise<string> {
   return `${base}/games/digimon/cards?hitsPerPage=${hitsPerPage}&cursor=${encodeURIComponent(first.data.cursor)}`;
 }
 
-async function bytesOf(url: string, encoding: string): Promise<Buffer> {
+/** Headers node:http adds itself: not part of what the baseline is given. */
+const ADDED_BY_NODE = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+
+/** The gateway's response to `url`: body bytes as sent, and the headers it chose. */
+async function responseOf(url: string, encoding: string): Promise<{ body: Buffer; headers: Record<string, string> }> {
   // node:http, not fetch: fetch would decode the body.
   const { request } = await import('node:http');
-  return new Promise((resolveBody, reject) => {
+  return new Promise((resolveResponse, reject) => {
     request(url, { headers: { 'X-API-Key': key, 'Accept-Encoding': encoding } }, (res) => {
       const chunks: Buffer[] = [];
+      const headers: Record<string, string> = {};
+      for (let i = 0; i < res.rawHeaders.length; i += 2) {
+        if (!ADDED_BY_NODE.has(res.rawHeaders[i]!.toLowerCase())) headers[res.rawHeaders[i]!] = res.rawHeaders[i + 1]!;
+      }
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolveBody(Buffer.concat(chunks)));
+      res.on('end', () => resolveResponse({ body: Buffer.concat(chunks), headers }));
     }).on('error', reject).end();
   });
 }
 
-interface Row { scenario: string; gateway: WrkResult; bare: WrkResult; ratio: number; target: number }
+/** A bare server (lib/bare-server.ts) on `port`, pinned like the gateway, once it listens. */
+async function startBare(port: number, bodyFile: string, headers: Record<string, string>): Promise<ChildProcess> {
+  const headersFile = `${bodyFile}.${port}.headers.json`;
+  await writeFile(headersFile, JSON.stringify(headers));
+  const bare = fork(join(root, 'scripts', 'bench', 'lib', 'bare-server.ts'), [String(port), bodyFile, headersFile], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  children.push(bare);
+  pinServer(bare.pid);
+  await once(bare, 'message');
+  return bare;
+}
+
+/** wrk against `url`: a 2-second warm-up, then the measured run. */
+function measure(url: string, headers: Record<string, string>): WrkResult {
+  runWrk(url, { connections: CONNECTIONS, seconds: 2, headers });
+  return runWrk(url, { connections: CONNECTIONS, seconds, headers });
+}
+
+interface Row { scenario: string; gateway: WrkResult; bare: WrkResult; bodyOnly: WrkResult; ratio: number; target: number }
 const rows: Row[] = [];
 let barePort = 19787;
 
@@ -97,37 +127,41 @@ for (const [label, hitsPerPage, encoding, target] of [
   ['hitsPerPage=250 (not pre-rendered), identity', 250, 'identity', 0.6],
 ] as const) {
   const url = await secondPage(hitsPerPage);
-  const body = await bytesOf(url, encoding);
+  const { body, headers: gatewayHeaders } = await responseOf(url, encoding);
   const bodyFile = join(work, `body-${hitsPerPage}-${encoding}`);
   await writeFile(bodyFile, body);
-  const port = barePort++;
-  const bare = fork(join(root, 'scripts', 'bench', 'lib', 'bare-server.ts'), [String(port), bodyFile, encoding], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  children.push(bare);
-  pinServer(bare.pid);
-  await once(bare, 'message');
+  const minimal: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (encoding !== 'identity') minimal['Content-Encoding'] = encoding;
+  const bare = await startBare(barePort++, bodyFile, gatewayHeaders);
+  const bodyOnly = await startBare(barePort++, bodyFile, minimal);
   const headers = { 'X-API-Key': key, 'Accept-Encoding': encoding };
-  runWrk(url, { connections: CONNECTIONS, seconds: 2, headers }); // warm-up
-  const gatewayResult = runWrk(url, { connections: CONNECTIONS, seconds, headers });
-  runWrk(`http://127.0.0.1:${port}/`, { connections: CONNECTIONS, seconds: 2, headers });
-  const bareResult = runWrk(`http://127.0.0.1:${port}/`, { connections: CONNECTIONS, seconds, headers });
+  const gatewayResult = measure(url, headers);
+  const bareResult = measure(`http://127.0.0.1:${barePort - 2}/`, headers);
+  const bodyOnlyResult = measure(`http://127.0.0.1:${barePort - 1}/`, headers);
   bare.kill();
+  bodyOnly.kill();
   if (gatewayResult.non2xx > 0) throw new Error(`${label}: the gateway answered ${gatewayResult.non2xx} non-2xx responses`);
-  rows.push({ scenario: `${label} (${(body.length / 1024).toFixed(0)} KiB)`, gateway: gatewayResult, bare: bareResult, ratio: gatewayResult.requestsPerSecond / bareResult.requestsPerSecond, target });
+  rows.push({
+    scenario: `${label} (${(body.length / 1024).toFixed(0)} KiB)`,
+    gateway: gatewayResult,
+    bare: bareResult,
+    bodyOnly: bodyOnlyResult,
+    ratio: gatewayResult.requestsPerSecond / bareResult.requestsPerSecond,
+    target,
+  });
 }
 
 const gatewayMemory = rssMB(gateway.pid!);
 gateway.kill('SIGTERM');
 
-console.log('| scenario | gateway req/s | gateway MB/s | bare req/s | bare MB/s | ratio | target |');
-console.log('|---|---:|---:|---:|---:|---:|---:|');
+console.log('| scenario | gateway req/s | gateway MB/s | bare req/s | bare MB/s | ratio | target | bare, body only: req/s (ratio) |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
   console.log(
-    `| ${r.scenario} | ${r.gateway.requestsPerSecond.toFixed(0)} | ${r.gateway.megabytesPerSecond.toFixed(0)} | ${r.bare.requestsPerSecond.toFixed(0)} | ${r.bare.megabytesPerSecond.toFixed(0)} | ${r.ratio.toFixed(2)}× | ≥ ${r.target}× ${r.ratio >= r.target ? 'ok' : 'MISSED'} |`,
+    `| ${r.scenario} | ${r.gateway.requestsPerSecond.toFixed(0)} | ${r.gateway.megabytesPerSecond.toFixed(0)} | ${r.bare.requestsPerSecond.toFixed(0)} | ${r.bare.megabytesPerSecond.toFixed(0)} | ${r.ratio.toFixed(2)}× | ≥ ${r.target}× ${r.ratio >= r.target ? 'ok' : 'MISSED'} | ${r.bodyOnly.requestsPerSecond.toFixed(0)} (${(r.gateway.requestsPerSecond / r.bodyOnly.requestsPerSecond).toFixed(2)}×) |`,
   );
 }
+console.log('bare: the gateway\'s response (status, headers, body) sent from memory; body only: the same body with Content-Type (and Content-Encoding) alone.');
 console.log(`\ngateway RSS after the load, default catalog (${'all four games'}): ${gatewayMemory.rss.toFixed(0)} MB (peak ${gatewayMemory.peak.toFixed(0)} MB); target < 300 MB ${gatewayMemory.peak < 300 ? 'ok' : 'MISSED'}`);
 
 // 2. Build of a 100,000-card catalog, in its own process, through the CLI.

@@ -1,14 +1,15 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { Logger } from 'pino';
-import { VersionGoneError, type SnapshotStore, type SnapshotVersion } from '@snapdeck/snapshot';
+import { VersionGoneError, andThen, type MaybePromise, type SnapshotStore, type SnapshotVersion } from '@snapdeck/snapshot';
 import type { Db } from './db/database.ts';
 import type { GatewayEnv } from './env.ts';
 import { sendError } from './http/errors.ts';
 import type { KeyStore } from './keys/store.ts';
+import { pipeline, type Step } from './http/pipeline.ts';
 import { requireApiKey } from './middleware/api-key.ts';
 import { commonHeaders } from './middleware/common-headers.ts';
 import { accessLog } from './middleware/access-log.ts';
-import { registerDeprecations, type Deprecation } from './middleware/deprecation.ts';
+import { deprecationHeaders, patternToRegExp, type Deprecation } from './middleware/deprecation.ts';
 import type { QuotaCounter } from './quota/counter.ts';
 import { cardRoutes } from './routes/cards.ts';
 import { deckRoutes } from './routes/decks.ts';
@@ -33,16 +34,21 @@ export interface GatewayOptions {
 
 /** Everything a route module needs to register its routes. */
 export interface GatewayRoutes extends GatewayOptions {
-  app: Hono<GatewayEnv>;
+  /**
+   * Registers a route: its steps run after the ones every route has (access log, common headers,
+   * deprecations), as one Hono handler (http/pipeline.ts says why not app.use).
+   */
+  get(path: string, ...steps: Step[]): void;
+  post(path: string, ...steps: Step[]): void;
   /** The 401 → 429 part of the precedence order, for routes that need a key. */
-  keyed: MiddlewareHandler<GatewayEnv>;
+  keyed: Step;
   /** The current version of a public game; throws (→ 500) when none is published. */
-  currentVersion(game: string): Promise<SnapshotVersion>;
+  currentVersion(game: string): MaybePromise<SnapshotVersion>;
   /**
    * Runs `read` on the current version, once more on the newly current one when the version it
    * had was deleted meanwhile (replaced and collected before this process saw the new pointer).
    */
-  withCurrentVersion<T>(game: string, read: (version: SnapshotVersion) => Promise<T>): Promise<T>;
+  withCurrentVersion<T>(game: string, read: (version: SnapshotVersion) => MaybePromise<T>): MaybePromise<T>;
 }
 
 export class NoSnapshotError extends Error {
@@ -52,38 +58,41 @@ export class NoSnapshotError extends Error {
   }
 }
 
-/** Converts a Hono path pattern ('/v1/games/:slug/cards') into a matcher for the 405 check. */
-function patternToRegExp(path: string): RegExp {
-  const source = path
-    .split('/')
-    .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/');
-  return new RegExp(`^${source}$`);
-}
-
 export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
   const app = new Hono<GatewayEnv>();
   const metrics = new GatewayMetrics(options.snapshots, options.quota);
-  app.use('*', accessLog(options.log, metrics));
-  app.use('*', commonHeaders());
-  registerDeprecations(app, options.deprecations);
+  const deprecations = deprecationHeaders(options.deprecations);
+  /** The steps every request goes through, before its route's own. */
+  const frame = (route: string): Step[] => [accessLog(options.log, route, metrics), commonHeaders, ...(deprecations ? [deprecations] : [])];
+
+  const failed = (error: unknown, c: Context<GatewayEnv>): Response => {
+    options.log.error({ err: error, requestId: c.get('requestId'), method: c.req.method, path: c.req.path }, 'request failed');
+    return sendError(c, 'internal');
+  };
+  const currentVersion = (game: string): MaybePromise<SnapshotVersion> =>
+    andThen(options.snapshots.current(game), (version) => {
+      if (!version) throw new NoSnapshotError(game);
+      return version;
+    });
 
   const routes: GatewayRoutes = {
     ...options,
-    app,
+    get: (path, ...steps) => void app.get(path, pipeline([...frame(path), ...steps], failed)),
+    post: (path, ...steps) => void app.post(path, pipeline([...frame(path), ...steps], failed)),
     keyed: requireApiKey(options.keys, options.quota),
-    async currentVersion(game) {
-      const version = await options.snapshots.current(game);
-      if (!version) throw new NoSnapshotError(game);
-      return version;
-    },
-    async withCurrentVersion(game, read) {
-      try {
-        return await read(await routes.currentVersion(game));
-      } catch (error) {
+    currentVersion,
+    withCurrentVersion(game, read) {
+      const retry = (error: unknown) => {
         if (!(error instanceof VersionGoneError)) throw error;
-        return read(await routes.currentVersion(game));
+        return andThen(currentVersion(game), read);
+      };
+      let result;
+      try {
+        result = andThen(currentVersion(game), read);
+      } catch (error) {
+        return retry(error);
       }
+      return result instanceof Promise ? result.catch(retry) : result;
     },
   };
   gamesRoutes(routes);
@@ -93,24 +102,24 @@ export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
   healthRoutes(routes);
   metricsRoutes(routes, metrics);
 
-  const known = app.routes
-    .filter((route) => route.method !== 'ALL')
-    .map((route) => ({ method: route.method, matcher: patternToRegExp(route.path) }));
-
-  app.notFound((c) => {
-    const path = c.req.path;
-    const allowed = [...new Set(known.filter((route) => route.matcher.test(path)).map((route) => route.method))];
-    if (allowed.length > 0) {
-      if (allowed.includes('GET')) allowed.push('HEAD');
-      return sendError(c, 'methodNotAllowed', undefined, { Allow: [...allowed, 'OPTIONS'].join(', ') });
-    }
-    return sendError(c, 'notFound');
-  });
-
-  app.onError((error, c) => {
-    options.log.error({ err: error, requestId: c.get('requestId'), method: c.req.method, path: c.req.path }, 'request failed');
-    return sendError(c, 'internal');
-  });
-
+  const known = app.routes.map((route) => ({ method: route.method, matcher: patternToRegExp(route.path) }));
+  const unmatched = pipeline(
+    [
+      ...frame('unmatched'),
+      (c) => {
+        const path = c.req.path;
+        const allowed = [...new Set(known.filter((route) => route.matcher.test(path)).map((route) => route.method))];
+        if (allowed.length > 0) {
+          if (allowed.includes('GET')) allowed.push('HEAD');
+          return sendError(c, 'methodNotAllowed', undefined, { Allow: [...allowed, 'OPTIONS'].join(', ') });
+        }
+        return sendError(c, 'notFound');
+      },
+    ],
+    failed,
+  );
+  app.notFound((c) => unmatched(c as Context<GatewayEnv>, async () => {}));
+  // Errors outside any route's steps (Hono itself); the steps answer their own.
+  app.onError(failed);
   return app;
 }

@@ -4,6 +4,6 @@ export * from './keys/store.ts';
 export * from './quota/counter.ts';
 export * from './quota/redis.ts';
 export * from './middleware/deprecation.ts';
-export { redactedUrl, routeOf } from './middleware/access-log.ts';
+export { redactedUrl } from './middleware/access-log.ts';
 export * from './server.ts';
 export * from './decks/index.ts';

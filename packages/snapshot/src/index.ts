@@ -11,3 +11,4 @@ export * from './render.ts';
 export * from './pack.ts';
 export { S3Driver, s3OptionsFromEnv, parseS3Location, type S3DriverOptions } from './storage/s3.ts';
 export * from './gc.ts';
+export * from './maybe-promise.ts';

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { deriveCursorKey, parseCursor, verifyCursor, encodeCursor, type CursorPosition } from './cursor.ts';
 import { INDEX_FILE, LOCATION_SECRET_KEY, PACK_CARDS, PACK_HITS, VERSION_PATTERN, layout, manifestSchema, pagesPack, pointerSchema, type Encoding, type Manifest } from './layout.ts';
+import { andThen, type MaybePromise } from './maybe-promise.ts';
 import { decodeIndex, type PackEntries, type VersionIndex } from './pack.ts';
 import { compressBrotli, compressGzip, contentTag, pageBody, pageTag } from './render.ts';
 import { ObjectNotFoundError, type StorageDriver } from './storage/driver.ts';
@@ -22,6 +23,13 @@ export interface SnapshotStoreOptions {
   /** Loaded versions kept per store (each holds its index in memory). */
   maxVersions?: number;
   onError?: (error: unknown, context: string) => void;
+}
+
+/** A version being loaded or loaded: `settled` once `loading` has resolved, with its value. */
+interface VersionEntry {
+  loading: Promise<SnapshotVersion | null>;
+  settled: boolean;
+  value: SnapshotVersion | null;
 }
 
 interface PointerState {
@@ -56,20 +64,34 @@ export class VersionGoneError extends SnapshotError {
 export class SnapshotStore {
   readonly cache: LRUCache<string, Uint8Array>;
   private readonly pointers = new Map<string, PointerState>();
-  private readonly versions: LRUCache<string, Promise<SnapshotVersion | null>>;
+  private readonly versions: LRUCache<string, VersionEntry>;
   private readonly pending = new Map<string, Promise<Uint8Array>>();
   private readonly pointerTtlMs: number;
   readonly stats = { hits: 0, misses: 0 };
   private secret: Promise<Buffer | null> | undefined;
+  private secretValue: Buffer | undefined;
+  private readonly cursorKeys = new LRUCache<string, Buffer>({ max: 1024 });
 
   /** The location's cursor secret (null for a location built before it existed), read once. */
-  locationSecret(): Promise<Buffer | null> {
+  locationSecret(): MaybePromise<Buffer | null> {
+    if (this.secretValue) return this.secretValue;
     if (!this.secret) {
       this.secret = this.driver.get(LOCATION_SECRET_KEY).then((object) => (object ? Buffer.from(object.body) : null));
       // Not remembered when storage failed, nor while absent (a first build may create it).
-      this.secret.then((value) => value ?? (this.secret = undefined), () => (this.secret = undefined));
+      this.secret.then((value) => (value ? (this.secretValue = value) : (this.secret = undefined)), () => (this.secret = undefined));
     }
     return this.secret;
+  }
+
+  /** The key signing a version's cursors, derived from the location's secret (remembered per version). */
+  cursorKey(secret: Buffer, game: string, version: string): Buffer {
+    const id = `${game}/${version}`;
+    let key = this.cursorKeys.get(id);
+    if (!key) {
+      key = deriveCursorKey(secret, game, version);
+      this.cursorKeys.set(id, key);
+    }
+    return key;
   }
 
   /** Cursors whose signature was already checked, so a repeated one costs a map lookup. */
@@ -88,7 +110,7 @@ export class SnapshotStore {
    * The current version of a game, or null when none was ever published. A stale pointer is
    * refreshed in the background while the version already loaded keeps being served.
    */
-  async current(game: string): Promise<SnapshotVersion | null> {
+  current(game: string): MaybePromise<SnapshotVersion | null> {
     let state = this.pointers.get(game);
     if (!state) {
       state = { version: null, checkedAt: 0, refreshing: null };
@@ -96,7 +118,7 @@ export class SnapshotStore {
     }
     const stale = Date.now() - state.checkedAt >= this.pointerTtlMs;
     if (stale && !state.refreshing) state.refreshing = this.refreshPointer(game, state);
-    if (state.version === null && state.refreshing) await state.refreshing;
+    if (state.version === null && state.refreshing) return state.refreshing.then(() => state!.version);
     return state.version;
   }
 
@@ -129,27 +151,34 @@ export class SnapshotStore {
    * that is not a game's current one is re-checked (its manifest still there?) at most once per
    * `pointerTtlMs`, so a version removed by `snapdeck gc` is noticed and its cursors turn invalid.
    */
-  version(game: string, version: string): Promise<SnapshotVersion | null> {
-    if (!VERSION_PATTERN.test(version)) return Promise.resolve(null);
+  version(game: string, version: string): MaybePromise<SnapshotVersion | null> {
+    if (!VERSION_PATTERN.test(version)) return null;
     const key = `${game}/${version}`;
-    let loading = this.versions.get(key);
-    const isCurrent = this.pointers.get(game)?.version?.version === version;
-    if (loading && !isCurrent && Date.now() - (this.versionSeenAt.get(key) ?? 0) >= this.pointerTtlMs) {
-      const previous = loading;
+    const entry = this.versions.get(key);
+    let loading: Promise<SnapshotVersion | null>;
+    if (entry) {
+      const isCurrent = this.pointers.get(game)?.version?.version === version;
+      if (isCurrent || Date.now() - (this.versionSeenAt.get(key) ?? 0) < this.pointerTtlMs) return entry.settled ? entry.value : entry.loading;
+      const previous = entry.loading;
       loading = (async () => {
         const loaded = await previous;
         if (!(await this.driver.head(layout.manifest(game, version)))) return null;
         return loaded ?? this.loadVersion(game, version);
       })();
-    } else if (loading) {
-      return loading;
     } else {
       loading = this.loadVersion(game, version);
     }
     this.versionSeenAt.set(key, Date.now());
-    this.versions.set(key, loading);
-    // A failure is not remembered: the next request tries storage again.
-    loading.catch(() => this.versions.delete(key));
+    const fresh: VersionEntry = { loading, settled: false, value: null };
+    this.versions.set(key, fresh);
+    loading.then(
+      (value) => {
+        fresh.settled = true;
+        fresh.value = value;
+      },
+      // A failure is not remembered: the next request tries storage again.
+      () => this.versions.get(key) === fresh && this.versions.delete(key),
+    );
     return loading;
   }
 
@@ -192,7 +221,7 @@ export class SnapshotStore {
     }
     if (manifest) throw error;
     const key = `${game}/${version}`;
-    this.versions.set(key, Promise.resolve(null));
+    this.versions.set(key, { loading: Promise.resolve(null), settled: true, value: null });
     this.versionSeenAt.set(key, Date.now());
     const state = this.pointers.get(game);
     if (state?.version?.version === version) {
@@ -204,7 +233,7 @@ export class SnapshotStore {
   }
 
   /** Bytes of one object range, from the cache or (once, however many ask at the same time) storage. */
-  async read(key: string, offset: number, length: number): Promise<Uint8Array> {
+  read(key: string, offset: number, length: number): MaybePromise<Uint8Array> {
     const cacheKey = `${key}@${offset}+${length}`;
     const cached = this.cache.get(cacheKey);
     if (cached) {
@@ -218,7 +247,7 @@ export class SnapshotStore {
   }
 
   /** Runs `load` once for concurrent callers of the same key and caches its result. */
-  async shared(cacheKey: string, load: () => Promise<Uint8Array>): Promise<Uint8Array> {
+  shared(cacheKey: string, load: () => Promise<Uint8Array>): MaybePromise<Uint8Array> {
     const cached = this.cache.get(cacheKey);
     if (cached) return cached;
     let pending = this.pending.get(cacheKey);
@@ -282,15 +311,12 @@ export class SnapshotVersion {
   }
 
   /** A range of one of this version's files; VersionGoneError when the version was deleted. */
-  private async read(key: string, offset: number, length: number): Promise<Uint8Array> {
-    try {
-      return await this.store.read(key, offset, length);
-    } catch (error) {
-      return this.store.readFailed(this.game, this.version, error);
-    }
+  private read(key: string, offset: number, length: number): MaybePromise<Uint8Array> {
+    const bytes = this.store.read(key, offset, length);
+    return bytes instanceof Promise ? bytes.catch((error: unknown) => this.store.readFailed(this.game, this.version, error)) : bytes;
   }
 
-  private readEntry(pack: string, encoding: Encoding, entries: PackEntries, i: number): Promise<Uint8Array> {
+  private readEntry(pack: string, encoding: Encoding, entries: PackEntries, i: number): MaybePromise<Uint8Array> {
     return this.read(this.file(pack, encoding, entries.seg[i]!), entries.off[i]!, entries.len[i]!);
   }
 
@@ -299,21 +325,18 @@ export class SnapshotVersion {
    * hitsPerPage values are assembled from the hits pack (a few range reads, no parsing) and
    * compressed once, then cached like any other body.
    */
-  async page(hitsPerPage: number, page: number, encoding: Encoding): Promise<Body> {
+  page(hitsPerPage: number, page: number, encoding: Encoding): MaybePromise<Body> {
     const etag = this.pageTag(hitsPerPage, page);
     const pages = this.index.pages[String(hitsPerPage)];
-    if (pages) {
-      const bytes = await this.readEntry(pagesPack(hitsPerPage), encoding, pages.encodings[encoding], page);
-      return { bytes, etag, encoding };
-    }
-    const key = `${this.game}/${this.version}/assembled/${hitsPerPage}/${page}/${encoding}`;
-    const bytes = await this.store.shared(key, async () => {
-      const identity = await this.assemblePage(hitsPerPage, page);
-      if (encoding === 'br') return compressBrotli(identity);
-      if (encoding === 'gzip') return compressGzip(identity);
-      return identity;
-    });
-    return { bytes, etag, encoding };
+    const bytes = pages
+      ? this.readEntry(pagesPack(hitsPerPage), encoding, pages.encodings[encoding], page)
+      : this.store.shared(`${this.game}/${this.version}/assembled/${hitsPerPage}/${page}/${encoding}`, async () => {
+          const identity = await this.assemblePage(hitsPerPage, page);
+          if (encoding === 'br') return compressBrotli(identity);
+          if (encoding === 'gzip') return compressGzip(identity);
+          return identity;
+        });
+    return andThen(bytes, (ready) => ({ bytes: ready, etag, encoding }));
   }
 
   private async assemblePage(hitsPerPage: number, page: number): Promise<Buffer> {
@@ -321,7 +344,7 @@ export class SnapshotVersion {
     const to = Math.min(this.totalHits, from + hitsPerPage);
     const hits = this.index.hits;
     // Consecutive hits of one segment are one range read (each hit is stored followed by ',').
-    const reads: Promise<Uint8Array>[] = [];
+    const reads: MaybePromise<Uint8Array>[] = [];
     let i = from;
     while (i < to) {
       const segment = hits.seg[i]!;
@@ -359,11 +382,10 @@ export class SnapshotVersion {
   }
 
   /** The stored response body of GET /cards/{id}, or null when the card is not in this version. */
-  async card(id: string, encoding: Encoding): Promise<Body | null> {
+  card(id: string, encoding: Encoding): MaybePromise<Body | null> {
     const i = this.position(id);
     if (i === undefined) return null;
-    const bytes = await this.readEntry(PACK_CARDS, encoding, this.index.cards.encodings[encoding], i);
-    return { bytes, etag: this.index.cards.etags[i]!, encoding };
+    return andThen(this.readEntry(PACK_CARDS, encoding, this.index.cards.encodings[encoding], i), (bytes) => ({ bytes, etag: this.index.cards.etags[i]!, encoding }));
   }
 
   /** The card as an object (decks need names, types and images), or null when it is not here. */
@@ -378,29 +400,37 @@ export class SnapshotVersion {
   }
 }
 
+const INVALID: CursorCheck = { ok: false };
+
 /**
  * Resolves a client's cursor to the version and page it points at, checking signature, game and
  * hitsPerPage. Anything else (malformed, tampered, foreign, or for a version no longer kept) is
- * `{ ok: false }`.
+ * `{ ok: false }`. Synchronous when the version is loaded (the common case: a walk in progress).
  */
-export async function resolveCursor(store: SnapshotStore, token: string, game: string, hitsPerPage: number): Promise<CursorCheck> {
+export function resolveCursor(store: SnapshotStore, token: string, game: string, hitsPerPage: number): MaybePromise<CursorCheck> {
   // A walk presents each cursor once, but CDNs and retries repeat them: remember verified ones.
-  let position = store.verifiedCursors.get(token);
-  if (!position) {
-    const parsed = parseCursor(token);
-    // The game is checked before anything is loaded: only the caller's (validated) slug reaches storage.
-    if (!parsed || parsed.game !== game) return { ok: false };
+  const known = store.verifiedCursors.get(token);
+  if (known) return checkPosition(store, known, game, hitsPerPage);
+  const parsed = parseCursor(token);
+  // The game is checked before anything is loaded: only the caller's (validated) slug reaches storage.
+  if (!parsed || parsed.game !== game) return INVALID;
+  return andThen(store.locationSecret(), (secret) => {
     // The signature is checked before the version is loaded, so forged cursors naming made-up
-    // versions cost no storage reads (locations built before the secret existed: after loading).
-    const secret = await store.locationSecret();
-    if (secret && !verifyCursor(deriveCursorKey(secret, game, parsed.version), parsed)) return { ok: false };
-    const claimed = await store.version(game, parsed.version);
-    if (!claimed || !claimed.verify(parsed)) return { ok: false };
-    position = { game: parsed.game, hitsPerPage: parsed.hitsPerPage, version: parsed.version, page: parsed.page };
-    store.verifiedCursors.set(token, position);
-  }
-  if (position.game !== game || position.hitsPerPage !== hitsPerPage) return { ok: false };
-  const version = await store.version(game, position.version);
-  if (!version || position.page >= version.pageCount(hitsPerPage)) return { ok: false };
-  return { ok: true, version, page: position.page };
+    // versions cost no storage reads. The derived key is the one the version was built with
+    // (publish.ts); locations built before the secret existed are checked with the manifest's key.
+    if (secret && !verifyCursor(store.cursorKey(secret, game, parsed.version), parsed)) return INVALID;
+    return andThen(store.version(game, parsed.version), (claimed) => {
+      if (!claimed || (!secret && !claimed.verify(parsed))) return INVALID;
+      const position = { game: parsed.game, hitsPerPage: parsed.hitsPerPage, version: parsed.version, page: parsed.page };
+      store.verifiedCursors.set(token, position);
+      return checkPosition(store, position, game, hitsPerPage);
+    });
+  });
+}
+
+function checkPosition(store: SnapshotStore, position: CursorPosition, game: string, hitsPerPage: number): MaybePromise<CursorCheck> {
+  if (position.game !== game || position.hitsPerPage !== hitsPerPage) return INVALID;
+  return andThen(store.version(game, position.version), (version): CursorCheck =>
+    !version || position.page >= version.pageCount(hitsPerPage) ? INVALID : { ok: true, version, page: position.page },
+  );
 }

@@ -1,8 +1,5 @@
-import type { Context } from 'hono';
-import { createMiddleware } from 'hono/factory';
-import { matchedRoutes } from 'hono/route';
 import type { Logger } from 'pino';
-import type { GatewayEnv } from '../env.ts';
+import { afterResponse, type Step } from '../http/pipeline.ts';
 
 /** Query parameters that are secrets (share tokens, pd_ links) or long opaque blobs: never logged. */
 const REDACTED_PARAMS = new Set(['token', 'cursor']);
@@ -35,17 +32,6 @@ export function redactedUrl(url: string): string {
   return `${pathAndQuery.slice(0, q)}?${parts.join('&')}`;
 }
 
-/**
- * The route pattern that answered ('/v1/games/:slug/cards'), or 'unmatched' when no route did
- * (404, 405, preflights): a bounded set of values, fit for metric labels. Call after next():
- * Hono leaves routeIndex on the last handler that ran (a route's own middleware counts, so a 401
- * from `keyed` is still reported under its route).
- */
-export function routeOf(c: Context): string {
-  const route = matchedRoutes(c)[c.req.routeIndex];
-  return route && route.method !== 'ALL' ? route.path : 'unmatched';
-}
-
 export interface RequestObserver {
   observe(route: string, status: number, seconds: number): void;
 }
@@ -54,31 +40,33 @@ export interface RequestObserver {
  * One JSON line per request (pino, info level): method, route pattern, status, duration, body
  * bytes, request id and key id (never the key, never a token or cursor). pino's default
  * destination writes asynchronously; `LOG_LEVEL=silent` (or anything above info) turns the lines
- * off, leaving only the timing for `observer` (metrics). Register it first, before commonHeaders.
+ * off, leaving only the timing for `observer` (metrics). `route` is the pattern of the route this
+ * step is part of ('/v1/games/:slug/cards'), or 'unmatched' (404, 405, preflights): a bounded set
+ * of values, fit for metric labels. The first step of every route.
  */
-export function accessLog(log: Logger, observer?: RequestObserver) {
-  return createMiddleware<GatewayEnv>(async (c, next) => {
+export function accessLog(log: Logger, route: string, observer?: RequestObserver): Step {
+  return (c, next) => {
     const started = performance.now();
-    await next();
-    const durationMs = performance.now() - started;
-    const status = c.res.status;
-    const route = routeOf(c);
-    observer?.observe(route, status, durationMs / 1000);
-    if (!log.isLevelEnabled('info')) return;
-    const method = c.req.method;
-    const body = method === 'HEAD' ? null : c.get('responseBody');
-    log.info(
-      {
-        requestId: c.get('requestId'),
-        method,
-        route,
-        url: redactedUrl(c.req.url),
-        status,
-        durationMs: Math.round(durationMs * 1000) / 1000,
-        bytes: body == null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
-        keyId: (c.get('apiKey') as { id: string } | undefined)?.id,
-      },
-      'request',
-    );
-  });
+    return afterResponse(next(), (response) => {
+      const durationMs = performance.now() - started;
+      const status = response.status;
+      observer?.observe(route, status, durationMs / 1000);
+      if (!log.isLevelEnabled('info')) return;
+      const method = c.req.method;
+      const body = method === 'HEAD' ? null : c.get('responseBody');
+      log.info(
+        {
+          requestId: c.get('requestId'),
+          method,
+          route,
+          url: redactedUrl(c.req.url),
+          status,
+          durationMs: Math.round(durationMs * 1000) / 1000,
+          bytes: body == null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
+          keyId: (c.get('apiKey') as { id: string } | undefined)?.id,
+        },
+        'request',
+      );
+    });
+  };
 }

@@ -1,7 +1,7 @@
-import { createMiddleware } from 'hono/factory';
 import type { Context } from 'hono';
 import type { GatewayEnv } from '../env.ts';
 import { sendError } from '../http/errors.ts';
+import type { Step } from '../http/pipeline.ts';
 import type { ApiKey, KeyStore } from '../keys/store.ts';
 import type { QuotaCounter } from '../quota/counter.ts';
 import { meterRequest } from './quota.ts';
@@ -17,13 +17,11 @@ export function authenticateRequest(c: Context<GatewayEnv>, keys: KeyStore): Api
  * For keyed endpoints: 401 for a missing or invalid key, then 429 once the key's quota for the
  * window is used up (decisions.md precedence). Every authenticated request counts.
  */
-export function requireApiKey(keys: KeyStore, counter: QuotaCounter) {
-  return createMiddleware<GatewayEnv>(async (c, next) => {
+export function requireApiKey(keys: KeyStore, counter: QuotaCounter): Step {
+  return (c, next) => {
     const key = authenticateRequest(c, keys);
     if (key instanceof Response) return key;
     c.set('apiKey', key);
-    const limited = await meterRequest(c, counter, `key:${key.id}`, key.quota);
-    if (limited) return limited;
-    await next();
-  });
+    return meterRequest(c, counter, `key:${key.id}`, key.quota, next);
+  };
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createMiddleware } from 'hono/factory';
-import type { GatewayEnv } from '../env.ts';
+import type { Step } from '../http/pipeline.ts';
 
 const ALLOWED_METHODS = 'GET, POST, OPTIONS';
 const ALLOWED_HEADERS = 'X-API-Key, Content-Type, If-None-Match, X-Request-Id';
@@ -11,28 +10,26 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
  * Headers every response carries (decisions.md): nosniff and CORS for any origin, plus a request
  * id (the caller's X-Request-Id when it is sane, a new one otherwise). Answers CORS preflights.
  */
-export function commonHeaders() {
-  return createMiddleware<GatewayEnv>(async (c, next) => {
-    const given = c.req.header('x-request-id');
-    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
-    c.set('requestId', requestId);
-    if (c.req.method === 'OPTIONS') {
-      return c.body(null, 204, {
-        'Access-Control-Allow-Origin': '*',
-        'Access-Control-Allow-Methods': ALLOWED_METHODS,
-        'Access-Control-Allow-Headers': ALLOWED_HEADERS,
-        'Access-Control-Max-Age': '86400',
-        'X-Content-Type-Options': 'nosniff',
-        'X-Request-Id': requestId,
-      });
-    }
-    // Every response is made by http/respond.ts, which starts from these (errors included).
-    c.set('headers', {
-      'X-Content-Type-Options': 'nosniff',
+export const commonHeaders: Step = (c, next) => {
+  const given = c.req.header('x-request-id');
+  const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+  c.set('requestId', requestId);
+  if (c.req.method === 'OPTIONS') {
+    return c.body(null, 204, {
       'Access-Control-Allow-Origin': '*',
-      'Access-Control-Expose-Headers': EXPOSED_HEADERS,
+      'Access-Control-Allow-Methods': ALLOWED_METHODS,
+      'Access-Control-Allow-Headers': ALLOWED_HEADERS,
+      'Access-Control-Max-Age': '86400',
+      'X-Content-Type-Options': 'nosniff',
       'X-Request-Id': requestId,
     });
-    await next();
+  }
+  // Every response is made by http/respond.ts, which starts from these (errors included).
+  c.set('headers', {
+    'X-Content-Type-Options': 'nosniff',
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Expose-Headers': EXPOSED_HEADERS,
+    'X-Request-Id': requestId,
   });
-}
+  return next();
+};

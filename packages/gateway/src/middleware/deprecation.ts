@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import type { Hono } from 'hono';
-import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
-import type { GatewayEnv } from '../env.ts';
+import type { Step } from '../http/pipeline.ts';
 
 /**
  * The operator's deprecation notices (decisions.md "Errors and precedence"). Every response of a
@@ -80,7 +78,7 @@ export async function loadDeprecations(file: string): Promise<Deprecation[]> {
 }
 
 /** The three headers of one deprecation, computed once. */
-export function deprecationHeaders(d: Deprecation): Record<string, string> {
+export function headersOf(d: Deprecation): Record<string, string> {
   return {
     Deprecation: `@${Math.floor(Date.parse(d.announcedAt) / 1000)}`,
     Sunset: new Date(Date.parse(d.sunsetAt)).toUTCString(),
@@ -88,24 +86,29 @@ export function deprecationHeaders(d: Deprecation): Record<string, string> {
   };
 }
 
+/** Converts a Hono path pattern ('/v1/games/:slug/cards') into a RegExp matching its paths. */
+export function patternToRegExp(path: string): RegExp {
+  const source = path
+    .split('/')
+    .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${source}$`);
+}
+
 /**
- * Registers one middleware per deprecated path (register after commonHeaders, before the
- * routes). The router only runs it for its path, so other routes pay nothing; it adds the headers
- * to c.var.headers, which every response of the request starts from. Registered for every method
- * (app.use) and filtered inside, so it never makes a path look like a known route to the 405 check.
+ * The step adding the deprecation headers to the responses of deprecated routes (every route
+ * runs it after commonHeaders; 404/405 answers too), or null when nothing is deprecated, so
+ * routes pay nothing then. The headers go to c.get('headers'), which every response starts from.
  */
-export function registerDeprecations(app: Hono<GatewayEnv>, list: readonly Deprecation[] | undefined): void {
-  if (!list || list.length === 0) return;
-  for (const d of parseDeprecations(list)) {
-    const headers = deprecationHeaders(d);
-    const method = d.method;
-    app.use(
-      d.path,
-      createMiddleware<GatewayEnv>(async (c, next) => {
-        const m = c.req.method;
-        if (method === undefined || m === method || (method === 'GET' && m === 'HEAD')) Object.assign(c.get('headers'), headers);
-        await next();
-      }),
-    );
-  }
+export function deprecationHeaders(list: readonly Deprecation[] | undefined): Step | null {
+  if (!list || list.length === 0) return null;
+  const notices = parseDeprecations(list).map((d) => ({ matcher: patternToRegExp(d.path), method: d.method, headers: headersOf(d) }));
+  return (c, next) => {
+    const m = c.req.method;
+    const path = c.req.path;
+    for (const { matcher, method, headers } of notices) {
+      if ((method === undefined || m === method || (method === 'GET' && m === 'HEAD')) && matcher.test(path)) Object.assign(c.get('headers'), headers);
+    }
+    return next();
+  };
 }

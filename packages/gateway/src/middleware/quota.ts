@@ -1,26 +1,30 @@
-import { createMiddleware } from 'hono/factory';
 import type { Context } from 'hono';
+import { andThen, type MaybePromise } from '@snapdeck/snapshot';
 import type { GatewayEnv } from '../env.ts';
 import { sendError } from '../http/errors.ts';
+import type { Step } from '../http/pipeline.ts';
 import { quotaHeaders, type QuotaCounter } from '../quota/counter.ts';
 
 /**
- * Counts one request for `subject`. Adds the quota headers to whatever the request ends with, and
- * returns the 429 to answer when the window's quota is used up (null otherwise).
+ * Counts one request for `subject` and goes on with `next`, adding the quota headers to whatever
+ * the request ends with; answers the 429 instead once the window's quota is used up.
  */
-export async function meterRequest(c: Context<GatewayEnv>, counter: QuotaCounter, subject: string, quota: number): Promise<Response | null> {
-  const decision = await counter.consume(subject, quota);
-  const headers = quotaHeaders(decision);
-  if (!decision.allowed) return sendError(c, 'rateLimitExceeded', undefined, headers);
-  Object.assign(c.get('headers'), headers);
-  return null;
+export function meterRequest(
+  c: Context<GatewayEnv>,
+  counter: QuotaCounter,
+  subject: string,
+  quota: number,
+  next: () => MaybePromise<Response>,
+): MaybePromise<Response> {
+  return andThen(counter.consume(subject, quota), (decision) => {
+    const headers = quotaHeaders(decision);
+    if (!decision.allowed) return sendError(c, 'rateLimitExceeded', undefined, headers);
+    Object.assign(c.get('headers'), headers);
+    return next();
+  });
 }
 
 /** Counts unauthenticated requests per client address (GET /decks/{deckId}). */
-export function meterAddress(counter: QuotaCounter, quota: number, addressOf: (c: Context) => string) {
-  return createMiddleware<GatewayEnv>(async (c, next) => {
-    const limited = await meterRequest(c, counter, `addr:${addressOf(c)}`, quota);
-    if (limited) return limited;
-    await next();
-  });
+export function meterAddress(counter: QuotaCounter, quota: number, addressOf: (c: Context) => string): Step {
+  return (c, next) => meterRequest(c, counter, `addr:${addressOf(c)}`, quota, next);
 }

@@ -1,5 +1,5 @@
 import { CARD_ID_PATTERN, findGame } from '@snapdeck/contract';
-import { VersionGoneError, resolveCursor, type SnapshotVersion } from '@snapdeck/snapshot';
+import { VersionGoneError, resolveCursor, andThen, type Body } from '@snapdeck/snapshot';
 import type { GatewayRoutes } from '../app.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
 import { sendError } from '../http/errors.ts';
@@ -15,53 +15,49 @@ export function parseHitsPerPage(value: string | undefined): number | null {
   return n >= 1 && n <= 1000 ? n : null;
 }
 
-/** GET /v1/games/{slug}/cards and GET /v1/games/{slug}/cards/{cardId}. */
-export function cardRoutes({ app, keyed, snapshots, currentVersion, withCurrentVersion }: GatewayRoutes): void {
-  app.get('/v1/games/:slug/cards', keyed, async (c) => {
-    const game = findGame(c.req.param('slug'));
+/**
+ * GET /v1/games/{slug}/cards and GET /v1/games/{slug}/cards/{cardId}. Both answer synchronously
+ * when what they need is in memory (a loaded version, a cached page): the card walk is the
+ * busiest path of the gateway.
+ */
+export function cardRoutes({ get, keyed, snapshots, withCurrentVersion }: GatewayRoutes): void {
+  get('/v1/games/:slug/cards', keyed, (c) => {
+    const game = findGame(c.req.param('slug')!);
     if (!game) return sendError(c, 'gameNotFound');
     const hitsPerPage = parseHitsPerPage(c.req.query('hitsPerPage'));
     if (hitsPerPage === null) return sendError(c, 'hitsPerPage');
     // An empty cursor is read as "no cursor": clients often send cursor= on the first request.
     const cursor = c.req.query('cursor') || undefined;
-
-    let version: SnapshotVersion;
-    let page = 0;
-    if (cursor !== undefined) {
-      const check = await resolveCursor(snapshots, cursor, game.slug, hitsPerPage);
-      if (!check.ok) return sendError(c, 'invalidCursor');
-      version = check.version;
-      page = check.page;
-    } else {
-      version = await currentVersion(game.slug);
-    }
     const encoding = negotiateEncoding(c.req.header('accept-encoding'));
-    let body;
-    try {
-      body = await version.page(hitsPerPage, page, encoding);
-    } catch (error) {
-      if (!(error instanceof VersionGoneError)) throw error;
-      // The version was deleted (snapdeck gc) while this process still had it loaded: a walk on
-      // it has to restart; a first page comes from the version now current.
-      if (cursor !== undefined) return sendError(c, 'invalidCursor');
-      body = await withCurrentVersion(game.slug, (current) => current.page(hitsPerPage, 0, encoding));
-    }
-    return sendRepresentation(c, {
-      ...body,
-      contentType: 'application/json',
-      cacheControl: cursor === undefined ? CACHE.firstPage : CACHE.cursorPage,
-      vary: KEYED_VARY,
+    const send = (body: Body) =>
+      sendRepresentation(c, {
+        ...body,
+        contentType: 'application/json',
+        cacheControl: cursor === undefined ? CACHE.firstPage : CACHE.cursorPage,
+        vary: KEYED_VARY,
+      });
+    if (cursor === undefined) return andThen(withCurrentVersion(game.slug, (version) => version.page(hitsPerPage, 0, encoding)), send);
+    return andThen(resolveCursor(snapshots, cursor, game.slug, hitsPerPage), (check) => {
+      if (!check.ok) return sendError(c, 'invalidCursor');
+      const body = check.version.page(hitsPerPage, check.page, encoding);
+      if (!(body instanceof Promise)) return send(body);
+      return body.then(send, (error: unknown) => {
+        // The version was deleted (snapdeck gc) while this process still had it loaded: a walk
+        // on it has to restart.
+        if (error instanceof VersionGoneError) return sendError(c, 'invalidCursor');
+        throw error;
+      });
     });
   });
 
-  app.get('/v1/games/:slug/cards/:cardId', keyed, async (c) => {
-    const game = findGame(c.req.param('slug'));
+  get('/v1/games/:slug/cards/:cardId', keyed, (c) => {
+    const game = findGame(c.req.param('slug')!);
     if (!game) return sendError(c, 'gameNotFound');
-    const cardId = c.req.param('cardId');
+    const cardId = c.req.param('cardId')!;
     if (!CARD_ID_PATTERN.test(cardId)) return sendError(c, 'invalidCardId');
     const encoding = negotiateEncoding(c.req.header('accept-encoding'));
-    const body = await withCurrentVersion(game.slug, (version) => version.card(cardId, encoding));
-    if (!body) return sendError(c, 'cardNotFound');
-    return sendRepresentation(c, { ...body, contentType: 'application/json', cacheControl: CACHE.card, vary: KEYED_VARY });
+    return andThen(withCurrentVersion(game.slug, (version) => version.card(cardId, encoding)), (body) =>
+      body ? sendRepresentation(c, { ...body, contentType: 'application/json', cacheControl: CACHE.card, vary: KEYED_VARY }) : sendError(c, 'cardNotFound'),
+    );
   });
 }

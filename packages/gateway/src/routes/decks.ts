@@ -11,6 +11,7 @@ import {
 import type { GatewayEnv } from '../env.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
 import { sendError } from '../http/errors.ts';
+import { fromMiddleware } from '../http/pipeline.ts';
 import { sendRendered } from '../http/rendered.ts';
 import { respond } from '../http/respond.ts';
 import { meterAddress } from '../middleware/quota.ts';
@@ -24,13 +25,13 @@ const DECK_FORMATS = ['json', 'text', 'ga-tts'] as const;
 const TEXT_FORMATS = { snapdeck: snapdeckText, limitless: limitlessText } as const;
 
 /** The four deck endpoints (interface.md §4.4–4.7, decisions.md "Decks"). */
-export function deckRoutes({ app, keyed, db, withCurrentVersion, quota, addressQuota, trustProxy }: GatewayRoutes): void {
+export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, addressQuota, trustProxy }: GatewayRoutes): void {
   const store = new DeckStore(db);
   const resolved = new ResolvedDeckCache();
   const cursorKey = getOrCreateSecret(db, DECK_CURSOR_SECRET);
   // Cards are read from whichever version is current at the time of each read.
   const lookupFor = async (game: GameSlug): Promise<CardLookup> =>
-    catalogLookup(game, { cardRecord: (id) => withCurrentVersion(game, (version) => version.cardRecord(id)) });
+    catalogLookup(game, { cardRecord: async (id) => withCurrentVersion(game, (version) => version.cardRecord(id)) });
 
   /** A deck the request may see: public, or private with a valid token; otherwise null (→ 404). */
   const reachableDeck = (deckId: string, token: string | undefined): { deck: StoredDeck; byToken: boolean } | null => {
@@ -41,7 +42,7 @@ export function deckRoutes({ app, keyed, db, withCurrentVersion, quota, addressQ
     return token !== undefined && store.resolveToken(deck.id, token) ? { deck, byToken: true } : null;
   };
 
-  app.get('/v1/decks/public', keyed, requireScope('decks:browse:public'), (c) => {
+  get('/v1/decks/public', keyed, requireScope('decks:browse:public'), (c) => {
     const gameId = c.req.query('gameId');
     if (gameId === undefined || gameId === '') return sendError(c, 'gameIdRequired');
     const game = findGame(gameId);
@@ -70,12 +71,14 @@ export function deckRoutes({ app, keyed, db, withCurrentVersion, quota, addressQ
     return sendRendered(c, JSON.stringify({ data: result.page }), { cacheControl: CACHE.deckListing, vary: KEYED_VARY });
   });
 
-  app.post(
+  post(
     '/v1/decks/details',
     keyed,
     requireScope('decks:read:public'),
     // Connection: close: the rest of the body is never read, so the connection cannot carry another request.
-    bodyLimit({ maxSize: DETAILS_BODY_LIMIT, onError: (c) => sendError(c as Context<GatewayEnv>, 'detailsBody', `the body may be at most ${DETAILS_BODY_LIMIT} bytes`, { Connection: 'close' }) }),
+    fromMiddleware(
+      bodyLimit({ maxSize: DETAILS_BODY_LIMIT, onError: (c) => sendError(c as Context<GatewayEnv>, 'detailsBody', `the body may be at most ${DETAILS_BODY_LIMIT} bytes`, { Connection: 'close' }) }),
+    ),
     async (c) => {
       let body: unknown;
       try {
@@ -101,12 +104,12 @@ export function deckRoutes({ app, keyed, db, withCurrentVersion, quota, addressQ
     return getConnInfo(c).remote.address ?? 'unknown';
   };
 
-  app.get('/v1/decks/:deckId', meterAddress(quota, addressQuota ?? 3000, addressOf), async (c) => {
+  get('/v1/decks/:deckId', meterAddress(quota, addressQuota ?? 3000, addressOf), async (c) => {
     // /v1/decks/details exists for POST only; without this it would read as a deck id.
-    if (c.req.param('deckId') === 'details') return sendError(c, 'methodNotAllowed', undefined, { Allow: 'POST, OPTIONS' });
+    if (c.req.param('deckId')! === 'details') return sendError(c, 'methodNotAllowed', undefined, { Allow: 'POST, OPTIONS' });
     const format = c.req.query('format') ?? 'json';
     if (!(DECK_FORMATS as readonly string[]).includes(format)) return sendError(c, 'deckFormatUnknown');
-    const found = reachableDeck(c.req.param('deckId'), c.req.query('token'));
+    const found = reachableDeck(c.req.param('deckId')!, c.req.query('token'));
     if (!found) return sendError(c, 'deckNotFound');
     const { deck, byToken } = found;
     if (format === 'ga-tts' && deck.gameId !== 'grand-archive') return sendError(c, 'gaTtsOnly');
@@ -120,11 +123,11 @@ export function deckRoutes({ app, keyed, db, withCurrentVersion, quota, addressQ
     return sendRendered(c, JSON.stringify({ data: gaTts({ id: deck.id, name: deck.name, cards }, infos) }), { cacheControl });
   });
 
-  app.get('/v1/decks/:deckId/text', keyed, async (c) => {
+  get('/v1/decks/:deckId/text', keyed, async (c) => {
     const format = c.req.query('format');
     if (format === undefined || format === '') return sendError(c, 'textFormatRequired');
     if (!Object.hasOwn(TEXT_FORMATS, format)) return sendError(c, 'textFormatUnknown');
-    const found = reachableDeck(c.req.param('deckId'), c.req.query('token'));
+    const found = reachableDeck(c.req.param('deckId')!, c.req.query('token'));
     if (!found) return sendError(c, 'deckNotFound');
     const { deck, byToken } = found;
     const lookup = await lookupFor(deck.gameId);

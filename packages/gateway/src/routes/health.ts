@@ -13,11 +13,11 @@ const OK = JSON.stringify({ status: 'ok' });
  *   public game is loaded, else 503 `{"status":"not ready","missing":[games]}` (readiness). The
  *   probe itself asks the store for each game, so it also loads them; internal games are ignored.
  */
-export function healthRoutes({ app, snapshots, log }: GatewayRoutes): void {
+export function healthRoutes({ get, snapshots, log }: GatewayRoutes): void {
   // Every 200 of a GET carries an ETag (CDN-ready HTTP), probes included; no-store all the same.
-  app.get('/healthz', (c) => sendRendered(c, OK, { cacheControl: 'no-store' }));
+  get('/healthz', (c) => sendRendered(c, OK, { cacheControl: 'no-store' }));
 
-  app.get('/readyz', async (c) => {
+  get('/readyz', async (c) => {
     const missing: string[] = [];
     const versions: Record<string, string> = {};
     await Promise.all(

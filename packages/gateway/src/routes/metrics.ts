@@ -103,8 +103,8 @@ export class GatewayMetrics implements RequestObserver {
  * which versions it serves; bind the gateway to a private address or filter /metrics at the proxy
  * if that is not for everyone.
  */
-export function metricsRoutes({ app }: GatewayRoutes, metrics: GatewayMetrics): void {
-  app.get('/metrics', async (c) =>
+export function metricsRoutes({ get }: GatewayRoutes, metrics: GatewayMetrics): void {
+  get('/metrics', async (c) =>
     sendRendered(c, await metrics.registry.metrics(), { contentType: metrics.registry.contentType, cacheControl: 'no-store' }),
   );
 }

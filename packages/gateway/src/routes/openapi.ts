@@ -5,9 +5,9 @@ import { CACHE } from '../http/cache-policy.ts';
 import { sendRepresentation } from '../http/send.ts';
 
 /** GET /v1/openapi.json: public, generated once from the contract's zod schemas. */
-export function openApiRoutes({ app }: GatewayRoutes): void {
+export function openApiRoutes({ get }: GatewayRoutes): void {
   let cached: { bytes: Buffer; etag: string } | undefined;
-  app.get('/v1/openapi.json', (c) => {
+  get('/v1/openapi.json', (c) => {
     if (!cached) {
       const bytes = Buffer.from(JSON.stringify(buildOpenApiDocument()));
       cached = { bytes, etag: contentTag(bytes) };
