@@ -4,7 +4,9 @@
  *     (keep-alive, 50 connections, valid key, identity and brotli), and of a hitsPerPage that is not
  *     pre-rendered, each against a bare node:http server sending the same bytes from memory: the
  *     gateway's response as captured (status, headers, body; the ratio the targets are about), and
- *     for reference the body with only Content-Type and Content-Encoding;
+ *     for reference the body with only Content-Type and Content-Encoding, and the framework floor:
+ *     Hono on @hono/node-server answering with the same response and doing nothing else
+ *     (lib/hono-floor-server.ts), which bounds what the gateway can reach;
  *   - `snapdeck build` of a 100,000-card generated catalog: seconds and peak RSS;
  *   - gateway RSS serving the default catalog, after the load;
  *   - page latency from a local folder and from S3 (moto, started here), cold and warm cache
@@ -95,18 +97,18 @@ async function responseOf(url: string, encoding: string): Promise<{ body: Buffer
   });
 }
 
-/** A bare server (lib/bare-server.ts) on `port`, pinned like the gateway, once it listens. */
-async function startBare(port: number, bodyFile: string, headers: Record<string, string>): Promise<ChildProcess> {
+/** A baseline server (lib/bare-server.ts, lib/hono-floor-server.ts) on `port`, pinned like the gateway, once it listens. */
+async function startBaseline(script: string, port: number, bodyFile: string, headers: Record<string, string>): Promise<ChildProcess> {
   const headersFile = `${bodyFile}.${port}.headers.json`;
   await writeFile(headersFile, JSON.stringify(headers));
-  const bare = fork(join(root, 'scripts', 'bench', 'lib', 'bare-server.ts'), [String(port), bodyFile, headersFile], {
+  const child = fork(join(root, 'scripts', 'bench', 'lib', script), [String(port), bodyFile, headersFile], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  children.push(bare);
-  pinServer(bare.pid);
-  await once(bare, 'message');
-  return bare;
+  children.push(child);
+  pinServer(child.pid);
+  await once(child, 'message');
+  return child;
 }
 
 /** wrk against `url`: a 2-second warm-up, then the measured run. */
@@ -115,7 +117,7 @@ function measure(url: string, headers: Record<string, string>): WrkResult {
   return runWrk(url, { connections: CONNECTIONS, seconds, headers });
 }
 
-interface Row { scenario: string; gateway: WrkResult; bare: WrkResult; bodyOnly: WrkResult; ratio: number; target: number }
+interface Row { scenario: string; gateway: WrkResult; bare: WrkResult; bodyOnly: WrkResult; floor: WrkResult; ratio: number; target: number }
 const rows: Row[] = [];
 let barePort = 19787;
 
@@ -132,20 +134,25 @@ for (const [label, hitsPerPage, encoding, target] of [
   await writeFile(bodyFile, body);
   const minimal: Record<string, string> = { 'Content-Type': 'application/json' };
   if (encoding !== 'identity') minimal['Content-Encoding'] = encoding;
-  const bare = await startBare(barePort++, bodyFile, gatewayHeaders);
-  const bodyOnly = await startBare(barePort++, bodyFile, minimal);
+  const [barePortNow, bodyOnlyPort, floorPort] = [barePort++, barePort++, barePort++];
+  const baselines = [
+    await startBaseline('bare-server.ts', barePortNow, bodyFile, gatewayHeaders),
+    await startBaseline('bare-server.ts', bodyOnlyPort, bodyFile, minimal),
+    await startBaseline('hono-floor-server.ts', floorPort, bodyFile, gatewayHeaders),
+  ];
   const headers = { 'X-API-Key': key, 'Accept-Encoding': encoding };
   const gatewayResult = measure(url, headers);
-  const bareResult = measure(`http://127.0.0.1:${barePort - 2}/`, headers);
-  const bodyOnlyResult = measure(`http://127.0.0.1:${barePort - 1}/`, headers);
-  bare.kill();
-  bodyOnly.kill();
+  const bareResult = measure(`http://127.0.0.1:${barePortNow}/`, headers);
+  const bodyOnlyResult = measure(`http://127.0.0.1:${bodyOnlyPort}/`, headers);
+  const floorResult = measure(url.replace(/^http:\/\/[^/]+\/v1/, `http://127.0.0.1:${floorPort}/v1`), headers);
+  for (const child of baselines) child.kill();
   if (gatewayResult.non2xx > 0) throw new Error(`${label}: the gateway answered ${gatewayResult.non2xx} non-2xx responses`);
   rows.push({
     scenario: `${label} (${(body.length / 1024).toFixed(0)} KiB)`,
     gateway: gatewayResult,
     bare: bareResult,
     bodyOnly: bodyOnlyResult,
+    floor: floorResult,
     ratio: gatewayResult.requestsPerSecond / bareResult.requestsPerSecond,
     target,
   });
@@ -154,14 +161,14 @@ for (const [label, hitsPerPage, encoding, target] of [
 const gatewayMemory = rssMB(gateway.pid!);
 gateway.kill('SIGTERM');
 
-console.log('| scenario | gateway req/s | gateway MB/s | bare req/s | bare MB/s | ratio | target | bare, body only: req/s (ratio) |');
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+console.log('| scenario | gateway req/s | gateway MB/s | bare req/s | bare MB/s | ratio | target | bare, body only: req/s (gateway ratio) | Hono floor: req/s (its ratio to bare) |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
   console.log(
-    `| ${r.scenario} | ${r.gateway.requestsPerSecond.toFixed(0)} | ${r.gateway.megabytesPerSecond.toFixed(0)} | ${r.bare.requestsPerSecond.toFixed(0)} | ${r.bare.megabytesPerSecond.toFixed(0)} | ${r.ratio.toFixed(2)}× | ≥ ${r.target}× ${r.ratio >= r.target ? 'ok' : 'MISSED'} | ${r.bodyOnly.requestsPerSecond.toFixed(0)} (${(r.gateway.requestsPerSecond / r.bodyOnly.requestsPerSecond).toFixed(2)}×) |`,
+    `| ${r.scenario} | ${r.gateway.requestsPerSecond.toFixed(0)} | ${r.gateway.megabytesPerSecond.toFixed(0)} | ${r.bare.requestsPerSecond.toFixed(0)} | ${r.bare.megabytesPerSecond.toFixed(0)} | ${r.ratio.toFixed(2)}× | ≥ ${r.target}× ${r.ratio >= r.target ? 'ok' : 'MISSED'} | ${r.bodyOnly.requestsPerSecond.toFixed(0)} (${(r.gateway.requestsPerSecond / r.bodyOnly.requestsPerSecond).toFixed(2)}×) | ${r.floor.requestsPerSecond.toFixed(0)} (${(r.floor.requestsPerSecond / r.bare.requestsPerSecond).toFixed(2)}×) |`,
   );
 }
-console.log('bare: the gateway\'s response (status, headers, body) sent from memory; body only: the same body with Content-Type (and Content-Encoding) alone.');
+console.log("bare: the gateway's response (status, headers, body) sent from memory by node:http; body only: the same body with Content-Type (and Content-Encoding) alone; Hono floor: the gateway's response sent by a one-route Hono app doing nothing else.");
 console.log(`\ngateway RSS after the load, default catalog (${'all four games'}): ${gatewayMemory.rss.toFixed(0)} MB (peak ${gatewayMemory.peak.toFixed(0)} MB); target < 300 MB ${gatewayMemory.peak < 300 ? 'ok' : 'MISSED'}`);
 
 // 2. Build of a 100,000-card catalog, in its own process, through the CLI.

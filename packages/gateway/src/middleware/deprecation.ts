@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Step } from '../http/pipeline.ts';
+import { patternToRegExp } from '../http/route-pattern.ts';
 
 /**
  * The operator's deprecation notices (decisions.md "Errors and precedence"). Every response of a
@@ -84,15 +85,6 @@ export function headersOf(d: Deprecation): Record<string, string> {
     Sunset: new Date(Date.parse(d.sunsetAt)).toUTCString(),
     Link: `<${d.link}>; rel="sunset"`,
   };
-}
-
-/** Converts a Hono path pattern ('/v1/games/:slug/cards') into a RegExp matching its paths. */
-export function patternToRegExp(path: string): RegExp {
-  const source = path
-    .split('/')
-    .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/');
-  return new RegExp(`^${source}$`);
 }
 
 /**
