@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { contentTag } from '@snapdeck/snapshot';
 import type { GatewayEnv } from '../env.ts';
-import { sendRepresentation } from './send.ts';
+import { sendAs, sendRepresentation } from './send.ts';
 
 /**
  * A dynamic JSON or text body with a strong ETag computed from its bytes, so even responses
@@ -13,12 +13,5 @@ export function sendRendered(
   options: { contentType?: string; cacheControl: string; vary?: string[] },
 ): Response {
   const bytes = Buffer.from(body);
-  return sendRepresentation(c, {
-    bytes,
-    etag: contentTag(bytes),
-    encoding: 'identity',
-    contentType: options.contentType ?? 'application/json',
-    cacheControl: options.cacheControl,
-    vary: options.vary,
-  });
+  return sendRepresentation(c, { bytes, etag: contentTag(bytes), encoding: 'identity' }, sendAs(options.contentType ?? 'application/json', options.cacheControl, options.vary));
 }

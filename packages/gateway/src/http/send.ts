@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Encoding } from '@snapdeck/snapshot';
+import type { Body, Encoding } from '@snapdeck/snapshot';
 import type { GatewayEnv } from '../env.ts';
 import { respond } from './respond.ts';
 
@@ -59,29 +59,30 @@ export function notModified(ifNoneMatch: string | undefined, tag: string): boole
   return false;
 }
 
-export interface Representation {
-  bytes: Uint8Array;
-  /** Content tag, shared by every encoding of the same content. */
-  etag: string;
-  encoding: Encoding;
+/** How a kind of response is sent; made once per kind (sendAs), not per request. */
+export interface SendAs {
   contentType: string;
   cacheControl: string;
-  /** Request headers the response depends on besides Accept-Encoding. */
-  vary?: string[];
+  /** The Vary header: Accept-Encoding, then the request headers the response depends on. */
+  vary: string;
+}
+
+export function sendAs(contentType: string, cacheControl: string, varyOn: readonly string[] = []): SendAs {
+  return { contentType, cacheControl, vary: ['Accept-Encoding', ...varyOn].join(', ') };
 }
 
 /**
  * Sends stored bytes with ETag, Vary and Content-Encoding, or a 304 when the client already has
  * them. Nothing is re-serialised: the bytes go out as they are.
  */
-export function sendRepresentation(c: Context<GatewayEnv>, body: Representation): Response {
+export function sendRepresentation(c: Context<GatewayEnv>, body: Body, as: SendAs): Response {
   const headers: Record<string, string> = {
     ETag: entityTag(body.etag, body.encoding),
-    'Cache-Control': body.cacheControl,
-    Vary: ['Accept-Encoding', ...(body.vary ?? [])].join(', '),
+    'Cache-Control': as.cacheControl,
+    Vary: as.vary,
   };
   if (notModified(c.req.header('if-none-match'), body.etag)) return respond(c, 304, null, headers);
-  headers['Content-Type'] = body.contentType;
+  headers['Content-Type'] = as.contentType;
   const contentEncoding = CONTENT_ENCODING[body.encoding];
   if (contentEncoding) headers['Content-Encoding'] = contentEncoding;
   return respond(c, 200, body.bytes, headers);

@@ -3,9 +3,12 @@ import { VersionGoneError, resolveCursor, andThen, type Body } from '@snapdeck/s
 import type { GatewayRoutes } from '../app.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
 import { sendError } from '../http/errors.ts';
-import { negotiateEncoding, sendRepresentation } from '../http/send.ts';
+import { negotiateEncoding, sendAs, sendRepresentation } from '../http/send.ts';
 
 const HITS_PER_PAGE = /^\d{1,4}$/;
+const FIRST_PAGE = sendAs('application/json', CACHE.firstPage, KEYED_VARY);
+const CURSOR_PAGE = sendAs('application/json', CACHE.cursorPage, KEYED_VARY);
+const CARD = sendAs('application/json', CACHE.card, KEYED_VARY);
 
 /** hitsPerPage as the contract allows it (integer 1..1000, default 1), or null. */
 export function parseHitsPerPage(value: string | undefined): number | null {
@@ -29,13 +32,7 @@ export function cardRoutes({ get, keyed, snapshots, withCurrentVersion }: Gatewa
     // An empty cursor is read as "no cursor": clients often send cursor= on the first request.
     const cursor = c.req.query('cursor') || undefined;
     const encoding = negotiateEncoding(c.req.header('accept-encoding'));
-    const send = (body: Body) =>
-      sendRepresentation(c, {
-        ...body,
-        contentType: 'application/json',
-        cacheControl: cursor === undefined ? CACHE.firstPage : CACHE.cursorPage,
-        vary: KEYED_VARY,
-      });
+    const send = (body: Body) => sendRepresentation(c, body, cursor === undefined ? FIRST_PAGE : CURSOR_PAGE);
     if (cursor === undefined) return andThen(withCurrentVersion(game.slug, (version) => version.page(hitsPerPage, 0, encoding)), send);
     return andThen(resolveCursor(snapshots, cursor, game.slug, hitsPerPage), (check) => {
       if (!check.ok) return sendError(c, 'invalidCursor');
@@ -57,7 +54,7 @@ export function cardRoutes({ get, keyed, snapshots, withCurrentVersion }: Gatewa
     if (!CARD_ID_PATTERN.test(cardId)) return sendError(c, 'invalidCardId');
     const encoding = negotiateEncoding(c.req.header('accept-encoding'));
     return andThen(withCurrentVersion(game.slug, (version) => version.card(cardId, encoding)), (body) =>
-      body ? sendRepresentation(c, { ...body, contentType: 'application/json', cacheControl: CACHE.card, vary: KEYED_VARY }) : sendError(c, 'cardNotFound'),
+      body ? sendRepresentation(c, body, CARD) : sendError(c, 'cardNotFound'),
     );
   });
 }

@@ -1,17 +1,18 @@
 import { buildOpenApiDocument } from '@snapdeck/contract';
-import { contentTag } from '@snapdeck/snapshot';
+import { contentTag, type Body } from '@snapdeck/snapshot';
 import type { GatewayRoutes } from '../app.ts';
 import { CACHE } from '../http/cache-policy.ts';
-import { sendRepresentation } from '../http/send.ts';
+import { sendAs, sendRepresentation } from '../http/send.ts';
 
 /** GET /v1/openapi.json: public, generated once from the contract's zod schemas. */
 export function openApiRoutes({ get }: GatewayRoutes): void {
-  let cached: { bytes: Buffer; etag: string } | undefined;
+  let document: Body | undefined;
+  const as = sendAs('application/json', CACHE.openapi);
   get('/v1/openapi.json', (c) => {
-    if (!cached) {
+    if (!document) {
       const bytes = Buffer.from(JSON.stringify(buildOpenApiDocument()));
-      cached = { bytes, etag: contentTag(bytes) };
+      document = { bytes, etag: contentTag(bytes), encoding: 'identity' };
     }
-    return sendRepresentation(c, { ...cached, encoding: 'identity', contentType: 'application/json', cacheControl: CACHE.openapi });
+    return sendRepresentation(c, document, as);
   });
 }
