@@ -153,12 +153,14 @@ export class SnapshotStore {
    */
   version(game: string, version: string): MaybePromise<SnapshotVersion | null> {
     if (!VERSION_PATTERN.test(version)) return null;
+    // A walk in progress is almost always on the current version: no cache lookup for it.
+    const current = this.pointers.get(game)?.version;
+    if (current?.version === version) return current;
     const key = `${game}/${version}`;
     const entry = this.versions.get(key);
     let loading: Promise<SnapshotVersion | null>;
     if (entry) {
-      const isCurrent = this.pointers.get(game)?.version?.version === version;
-      if (isCurrent || Date.now() - (this.versionSeenAt.get(key) ?? 0) < this.pointerTtlMs) return entry.settled ? entry.value : entry.loading;
+      if (Date.now() - (this.versionSeenAt.get(key) ?? 0) < this.pointerTtlMs) return entry.settled ? entry.value : entry.loading;
       const previous = entry.loading;
       loading = (async () => {
         const loaded = await previous;

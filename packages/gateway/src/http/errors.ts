@@ -10,9 +10,5 @@ export function errorBody(code: ErrorCode, detail?: string): string {
 }
 
 export function sendError(c: Context<GatewayEnv>, code: ErrorCode, detail?: string, headers?: Record<string, string>): Response {
-  return respond(c, ERROR_STATUS[code], errorBody(code, detail), {
-    'Content-Type': 'application/json',
-    'Cache-Control': CACHE.error,
-    ...headers,
-  });
+  return respond(c, ERROR_STATUS[code], errorBody(code, detail), Object.assign({ 'Content-Type': 'application/json', 'Cache-Control': CACHE.error }, headers));
 }
