@@ -12,7 +12,11 @@
  *   - page latency from a local folder and from S3 (moto, started here), cold and warm cache
  *     (lib/storage-latency.ts), last.
  *
- * Usage: npm run bench:cards [-- --seconds 10 --skip-build --skip-s3]
+ * Single runs vary by ±30 % on this machine, so each server is measured in several rounds that
+ * alternate between them (gateway, bare, body only, floor, gateway, …), and the median run of each
+ * is reported.
+ *
+ * Usage: npm run bench:cards [-- --seconds 5 --rounds 3 --skip-build --skip-s3]
  *        npm run bench:cards -- --s3 [--s3-pages 200]   (the storage latency part alone)
  */
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
@@ -31,7 +35,8 @@ import { PINNING, ensureWrk, pinServer, runWrk, type WrkResult } from './lib/wrk
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = join(root, 'packages', 'cli', 'bin', 'snapdeck.js');
 const args = process.argv.slice(2);
-const seconds = Number(args[args.indexOf('--seconds') + 1] || 0) || 8;
+const seconds = Number(args.includes('--seconds') ? args[args.indexOf('--seconds') + 1] : 5) || 5;
+const rounds = Number(args.includes('--rounds') ? args[args.indexOf('--rounds') + 1] : 3) || 3;
 const skipBuild = args.includes('--skip-build');
 const s3Only = args.includes('--s3');
 const skipS3 = args.includes('--skip-s3');
@@ -57,7 +62,7 @@ if (s3Only) {
 }
 
 ensureWrk();
-console.log(`snapdeck card benchmark — ${new Date().toISOString()}, node ${process.version}, wrk ${CONNECTIONS} connections, ${seconds} s per run, ${PINNING}\n`);
+console.log(`snapdeck card benchmark — ${new Date().toISOString()}, node ${process.version}, wrk ${CONNECTIONS} connections, median of ${rounds} alternating ${seconds}-s runs per server, ${PINNING}\n`);
 
 // 1. The default catalog, built to a fresh folder, served by `snapdeck serve` in its own process.
 const catalogDir = join(work, 'catalog');
@@ -73,7 +78,7 @@ children.push(gateway);
 
 /** The URL of the second page (reached by cursor, like a real walk) for a hitsPerPage. */
 async function secondPage(hitsPerPage: number): Promise<string> {
-  const first = (await (await fetch(`${base}/games/digimon/cards?hitsPerPage=${hitsPerPage}`, { headers: { 'X-API-Key': key } })).json()) as { data: { cursor: string } };
+  const first = JSON.parse((await responseOf(`${base}/games/digimon/cards?hitsPerPage=${hitsPerPage}`, 'identity')).body.toString('utf8')) as { data: { cursor: string } };
   return `${base}/games/digimon/cards?hitsPerPage=${hitsPerPage}&cursor=${encodeURIComponent(first.data.cursor)}`;
 }
 
@@ -82,10 +87,12 @@ const ADDED_BY_NODE = new Set(['date', 'connection', 'keep-alive', 'content-leng
 
 /** The gateway's response to `url`: body bytes as sent, and the headers it chose. */
 async function responseOf(url: string, encoding: string): Promise<{ body: Buffer; headers: Record<string, string> }> {
-  // node:http, not fetch: fetch would decode the body.
+  // node:http, not fetch: fetch would decode the body. A new connection each time (agent: false):
+  // wrk runs block this process for minutes, so a pooled keep-alive connection could be one the
+  // server has closed meanwhile.
   const { request } = await import('node:http');
   return new Promise((resolveResponse, reject) => {
-    request(url, { headers: { 'X-API-Key': key, 'Accept-Encoding': encoding } }, (res) => {
+    request(url, { agent: false, headers: { 'X-API-Key': key, 'Accept-Encoding': encoding } }, (res) => {
       const chunks: Buffer[] = [];
       const headers: Record<string, string> = {};
       for (let i = 0; i < res.rawHeaders.length; i += 2) {
@@ -111,10 +118,20 @@ async function startBaseline(script: string, port: number, bodyFile: string, hea
   return child;
 }
 
-/** wrk against `url`: a 2-second warm-up, then the measured run. */
-function measure(url: string, headers: Record<string, string>): WrkResult {
-  runWrk(url, { connections: CONNECTIONS, seconds: 2, headers });
-  return runWrk(url, { connections: CONNECTIONS, seconds, headers });
+/**
+ * wrk against each of `urls`: a 2-second warm-up each, then `rounds` rounds of one run per URL in
+ * turn; for each URL, its median run by requests/s (with the non-2xx count of all its runs).
+ */
+function measureAlternating(urls: string[], headers: Record<string, string>): WrkResult[] {
+  for (const url of urls) runWrk(url, { connections: CONNECTIONS, seconds: 2, headers });
+  const runs = urls.map((): WrkResult[] => []);
+  for (let round = 0; round < rounds; round++) {
+    urls.forEach((url, i) => runs[i]!.push(runWrk(url, { connections: CONNECTIONS, seconds, headers })));
+  }
+  return runs.map((results) => {
+    const median = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(results.length / 2)]!;
+    return { ...median, non2xx: results.reduce((sum, run) => sum + run.non2xx, 0) }; // every run must be 2xx
+  });
 }
 
 interface Row { scenario: string; gateway: WrkResult; bare: WrkResult; bodyOnly: WrkResult; floor: WrkResult; ratio: number; target: number }
@@ -141,10 +158,10 @@ for (const [label, hitsPerPage, encoding, target] of [
     await startBaseline('hono-floor-server.ts', floorPort, bodyFile, gatewayHeaders),
   ];
   const headers = { 'X-API-Key': key, 'Accept-Encoding': encoding };
-  const gatewayResult = measure(url, headers);
-  const bareResult = measure(`http://127.0.0.1:${barePortNow}/`, headers);
-  const bodyOnlyResult = measure(`http://127.0.0.1:${bodyOnlyPort}/`, headers);
-  const floorResult = measure(url.replace(/^http:\/\/[^/]+\/v1/, `http://127.0.0.1:${floorPort}/v1`), headers);
+  const [gatewayResult, bareResult, bodyOnlyResult, floorResult] = measureAlternating(
+    [url, `http://127.0.0.1:${barePortNow}/`, `http://127.0.0.1:${bodyOnlyPort}/`, url.replace(/^http:\/\/[^/]+\/v1/, `http://127.0.0.1:${floorPort}/v1`)],
+    headers,
+  ) as [WrkResult, WrkResult, WrkResult, WrkResult];
   for (const child of baselines) child.kill();
   if (gatewayResult.non2xx > 0) throw new Error(`${label}: the gateway answered ${gatewayResult.non2xx} non-2xx responses`);
   rows.push({
