@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsDriver, build } from '@snapdeck/snapshot';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
-import { getJson, startTestGateway, tempDir, type TestGateway } from './helpers/harness.ts';
+import { getJson, startTestGateway, tempDir, waitFor, type TestGateway } from './helpers/harness.ts';
 
 let gateway: TestGateway;
 let cleanup: () => Promise<void>;
@@ -20,14 +20,6 @@ afterAll(async () => {
   await cleanup?.();
 });
 
-async function waitFor(check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('a walk across a rebuild', () => {
   it('finishes on the version it started on, while new walks see the new version without a restart', async () => {
     const key = gateway.createKey();
@@ -44,7 +36,7 @@ describe('a walk across a rebuild', () => {
       const size = 45 + hitsPerPage;
       await writeGeneratedCatalog(join(dir, 'catalog'), { gundam: size }, 100 + hitsPerPage);
       await build({ catalogDir: join(dir, 'catalog'), storage: new FsDriver(join(dir, 'snapshots')), hitsPerPage: [10] });
-      await waitFor(async () => (await getJson(`${gateway.base}/games/gundam/cards?hitsPerPage=${hitsPerPage}`, headers)).body.data.totalHits === size);
+      await waitFor(async () => (await getJson(`${gateway.base}/games/gundam/cards?hitsPerPage=${hitsPerPage}`, headers)).body.data.totalHits === size, 5000);
 
       let cursor: string | null = page.body.data.cursor;
       while (cursor !== null) {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS, type GameSlug } from '@snapdeck/contract';
 import { FsDriver, build } from '@snapdeck/snapshot';
 import { BOTH_SCOPES, TEXT_PLAIN, idGenerator, importLines, iso, startDeckEnv, type DeckLine, type DeckTestEnv } from './helpers/decks.ts';
+import { waitFor } from './helpers/harness.ts';
 
 let env: DeckTestEnv;
 const newId = idGenerator(777);
@@ -318,11 +319,7 @@ describe('zones', () => {
     );
     await writeFile(join(env.catalogDir, 'chrono-core.jsonl'), catalog.map((card) => JSON.stringify(card)).join('\n') + '\n');
     await build({ catalogDir: env.catalogDir, storage: new FsDriver(env.snapshots), hitsPerPage: [100], games: ['chrono-core'] });
-    const until = Date.now() + 10_000;
-    while ((await env.client.get(`/games/chrono-core/cards/${moved}`, auth())).body.data.cardType !== 'Core') {
-      if (Date.now() > until) throw new Error('the rebuilt snapshot was not picked up');
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await waitFor(async () => (await env.client.get(`/games/chrono-core/cards/${moved}`, auth())).body.data.cardType === 'Core', 10_000, 'the rebuilt snapshot was not picked up');
 
     // First served now: the new catalog decides.
     expect(await getZones(fresh.id)).toEqual(after);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FsDriver, build, buildClaimsPrefix, collectGarbage, layout, type StorageDriver } from '@snapdeck/snapshot';
 import { registerGcCommand } from '../packages/cli/src/commands/gc.ts';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
-import { getJson, startTestGateway, tempDir, type TestGateway } from './helpers/harness.ts';
+import { getJson, startTestGateway, tempDir, waitFor, type TestGateway } from './helpers/harness.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
 import { currentVersionOf } from './helpers/snapshot-read.ts';
 
@@ -30,14 +30,6 @@ afterAll(async () => {
   await s3?.stop();
   await cleanup?.();
 });
-
-async function waitFor(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** Runs `snapdeck gc ...` in this process (the command as main.ts registers it), capturing stdout. */
 async function gcCli(args: string[]): Promise<string> {

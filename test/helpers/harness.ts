@@ -54,3 +54,12 @@ export async function getJson(url: string, headers: Record<string, string> = {})
   }
   return { status: response.status, headers: response.headers, body, text };
 }
+
+/** Polls `check` every 25 ms until it is true; throws `what` (or 'timed out') after `ms`. */
+export async function waitFor(check: () => Promise<boolean>, ms = 10_000, what = 'timed out'): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(what);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

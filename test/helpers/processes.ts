@@ -27,3 +27,20 @@ export function killOnExit(child: ChildProcess): void {
     });
   }
 }
+
+/**
+ * Stops a server child: SIGCONT first (a paused server would not act on SIGTERM before the
+ * fallback), then SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited.
+ */
+export async function stopProcess(child: ChildProcess, graceMs = 3000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGCONT');
+    child.kill('SIGTERM');
+  });
+}

@@ -2,7 +2,7 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { createConnection } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, killOnExit } from './processes.ts';
+import { freePort, killOnExit, stopProcess } from './processes.ts';
 
 /**
  * A real Redis for tests: `redis-server` on a free 127.0.0.1 port, in the foreground (not
@@ -100,17 +100,6 @@ export async function startRedisServer(options: { timeoutMs?: number } = {}): Pr
     url: `redis://127.0.0.1:${port}`,
     port,
     process: server,
-    async stop() {
-      if (server.exitCode !== null || server.signalCode !== null) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => server.kill('SIGKILL'), 3000);
-        server.once('exit', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        server.kill('SIGCONT');
-        server.kill('SIGTERM');
-      });
-    },
+    stop: () => stopProcess(server),
   };
 }

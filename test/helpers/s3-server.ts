@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3Driver, s3OptionsFromEnv, type S3DriverOptions } from '@snapdeck/snapshot';
-import { freePort, killOnExit } from './processes.ts';
+import { freePort, killOnExit, stopProcess } from './processes.ts';
 
 /**
  * A real S3-compatible server for tests: moto (`python3 -m moto.server`, part of this machine's
@@ -151,18 +151,7 @@ export async function startS3Server(options: { bucket?: string; timeoutMs?: numb
       if (stopped) return;
       stopped = true;
       admin.destroy();
-      const child = server!;
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      // A paused server would not act on SIGTERM before the SIGKILL fallback: wake it first.
-      child.kill('SIGCONT');
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-        child.once('exit', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      });
+      await stopProcess(server!);
     },
   };
 }

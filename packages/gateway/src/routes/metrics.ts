@@ -37,28 +37,22 @@ export class GatewayMetrics implements RequestObserver {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     });
-    let hitsSeen = 0;
-    new Counter({
-      name: 'snapdeck_snapshot_cache_hits_total',
-      help: 'Snapshot byte ranges served from the in-memory cache',
-      registers,
-      collect() {
-        const now = snapshots.stats.hits;
-        if (now > hitsSeen) this.inc(now - hitsSeen);
-        hitsSeen = now;
-      },
-    });
-    let missesSeen = 0;
-    new Counter({
-      name: 'snapdeck_snapshot_cache_misses_total',
-      help: 'Snapshot byte ranges read from storage',
-      registers,
-      collect() {
-        const now = snapshots.stats.misses;
-        if (now > missesSeen) this.inc(now - missesSeen);
-        missesSeen = now;
-      },
-    });
+    // Counters of the snapshot store's own tallies, brought up to date when scraped.
+    const storeCounter = (name: string, help: string, read: () => number) => {
+      let seen = 0;
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          const now = read();
+          if (now > seen) this.inc(now - seen);
+          seen = now;
+        },
+      });
+    };
+    storeCounter('snapdeck_snapshot_cache_hits_total', 'Snapshot byte ranges served from the in-memory cache', () => snapshots.stats.hits);
+    storeCounter('snapdeck_snapshot_cache_misses_total', 'Snapshot byte ranges read from storage', () => snapshots.stats.misses);
     new Gauge({
       name: 'snapdeck_snapshot_version',
       help: 'The snapshot version currently served per game (value 1, the version is a label)',
