@@ -538,19 +538,40 @@ describe('the per-address limit of GET /v1/decks/{deckId}', () => {
     }
   });
 
-  it('behind a trusted proxy, each forwarded client address has its own quota', async () => {
-    const gateway = await startExtraGateway(env, { addressQuota: 2, trustProxy: true });
+  it('behind one trusted proxy, the client is the rightmost X-Forwarded-For entry: a forged left part changes nothing', async () => {
+    const gateway = await startExtraGateway(env, { addressQuota: 2, trustProxy: 1 });
     try {
       const id = decks.gundam!.id;
-      const as = (address: string) => ({ 'X-Forwarded-For': address });
+      const as = (forwarded: string) => ({ 'X-Forwarded-For': forwarded });
       expect((await gateway.client.get(`/decks/${id}`, as('203.0.113.1'))).status).toBe(200);
-      expect((await gateway.client.get(`/decks/${id}`, as('203.0.113.1, 10.0.0.1'))).status).toBe(200);
-      const limited = await gateway.client.get(`/decks/${id}`, as('203.0.113.1'));
-      expect(limited.status).toBe(429);
-      expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+      // What the client wrote stands left of what the proxy appended.
+      expect((await gateway.client.get(`/decks/${id}`, as('198.51.100.7, 203.0.113.1'))).status).toBe(200);
+      for (const forged of ['198.51.100.8', '198.51.100.9, 10.1.1.1', 'not-an-address', '203.0.113.99']) {
+        const limited = await gateway.client.get(`/decks/${id}`, as(`${forged}, 203.0.113.1`));
+        expect(limited.status).toBe(429);
+        expect(limited.body).toEqual({ error: ERRORS.rateLimitExceeded });
+        expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+      }
       expect((await gateway.client.get(`/decks/${id}`, as('203.0.113.2'))).status).toBe(200);
-      expect((await gateway.client.get(`/decks/${id}`, as('10.0.0.1, 203.0.113.1'))).status).toBe(200);
-      expect((await gateway.client.get(`/decks/${id}`)).status).toBe(200); // the proxy itself
+      expect((await gateway.client.get(`/decks/${id}`, as('203.0.113.1, 203.0.113.3'))).status).toBe(200);
+      expect((await gateway.client.get(`/decks/${id}`)).status).toBe(200); // no header: the proxy itself
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('behind N trusted proxies (--trust-proxy N), the client is the Nth entry from the right', async () => {
+    const gateway = await startExtraGateway(env, { addressQuota: 2, trustProxy: 2 });
+    try {
+      const id = decks.gundam!.id;
+      // client → edge proxy (appends the client) → inner proxy (appends the edge) → gateway
+      const via = (forged: string, client: string) => ({ 'X-Forwarded-For': `${forged}${client}, 10.0.0.5` });
+      expect((await gateway.client.get(`/decks/${id}`, via('', '203.0.113.21'))).status).toBe(200);
+      expect((await gateway.client.get(`/decks/${id}`, via('198.51.100.1, ', '203.0.113.21'))).status).toBe(200);
+      expect((await gateway.client.get(`/decks/${id}`, via('198.51.100.2, ', '203.0.113.21'))).status).toBe(429);
+      expect((await gateway.client.get(`/decks/${id}`, via('', '203.0.113.22'))).status).toBe(200);
+      // The inner proxy's own entry is not the client: other clients through it are counted apart.
+      expect((await gateway.client.get(`/decks/${id}`, via('203.0.113.21, ', '203.0.113.23'))).status).toBe(200);
     } finally {
       await gateway.close();
     }

@@ -19,7 +19,8 @@ export interface GatewayConfig {
   cacheBytes?: number;
   pointerTtlMs?: number;
   addressQuota?: number;
-  trustProxy?: boolean;
+  /** Trusted proxy hops for the client address (http/client-address.ts); 0 or absent: none. */
+  trustProxy?: number;
   log?: Logger;
   /**
    * redis://host:port: quotas shared by every gateway process using it. Without it, each process
