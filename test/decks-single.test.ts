@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CARD_MODELS, ERRORS, type GameSlug } from '@snapdeck/contract';
-import { DeckStore } from '@snapdeck/gateway';
+import { DeckStore } from '@snapdeck/store';
 import { runCli } from './helpers/cli-gateway.ts';
 import { TEXT_PLAIN, idGenerator, importLines, startDeckEnv, startExtraGateway, withDb, type DeckLine, type DeckTestEnv } from './helpers/decks.ts';
 

@@ -1,6 +1,5 @@
 import { CommanderError, type Command } from 'commander';
-import { openDatabase } from '../../../gateway/src/db/database.ts';
-import { DeckImportError, importDecksFromFile } from '../../../gateway/src/decks/import.ts';
+import { DeckImportError, importDecksFromFile, openDatabase } from '@snapdeck/store';
 
 export const DEFAULT_DB = 'data/snapdeck.db';
 

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { DEFAULT_QUOTA, KeyStore, SCOPES, openDatabase } from '@snapdeck/gateway';
+import { DEFAULT_QUOTA, KeyStore, SCOPES, openDatabase } from '@snapdeck/store';
 import { positiveInteger } from '../options.ts';
 
 const DEFAULT_DB = 'data/snapdeck.db';

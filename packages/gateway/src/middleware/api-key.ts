@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { GatewayEnv } from '../env.ts';
 import { sendError } from '../http/errors.ts';
 import type { Step } from '../http/pipeline.ts';
-import type { ApiKey, KeyStore } from '../keys/store.ts';
+import type { ApiKey, KeyStore } from '@snapdeck/store';
 import type { QuotaCounter } from '../quota/counter.ts';
 import { meterRequest } from './quota.ts';
 

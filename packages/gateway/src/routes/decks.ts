@@ -6,7 +6,7 @@ import {
   DECK_CURSOR_SECRET, DeckStore, LIST_LIMIT_DEFAULT, MAX_DETAIL_IDS, ResolvedDeckCache, catalogLookup, clampListLimit,
   deckDetails, deckText, gaTts, getOrCreateSecret, isDeckSort, limitlessText, listPublicDecks, lookupCards, namesOf,
   parseIsoMs, snapdeckText, toFullDeck, type CardLookup, type DeckSort, type StoredDeck,
-} from '../decks/index.ts';
+} from '@snapdeck/store';
 import type { GatewayEnv } from '../env.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
 import { clientAddress } from '../http/client-address.ts';
