@@ -7,3 +7,4 @@ export * from './middleware/deprecation.ts';
 export { redactedUrl } from './middleware/access-log.ts';
 export * from './server.ts';
 export * from './decks/index.ts';
+export * from './http/surrogate-keys.ts';
