@@ -21,7 +21,7 @@ export interface VarnishTestServer {
   /** http://127.0.0.1:PORT */
   url: string;
   port: number;
-  /** The VCL it runs (the shipped one, backend port substituted). */
+  /** The VCL it runs (the shipped one, backend port substituted; empty with the builtin VCL). */
   vcl: string;
   stop(): Promise<void>;
 }
@@ -50,11 +50,11 @@ function answers(port: number): Promise<boolean> {
   });
 }
 
-async function launch(workdir: string, vclFile: string, port: number, timeoutMs: number): Promise<ChildProcess> {
+async function launch(workdir: string, config: string[], port: number, timeoutMs: number): Promise<ChildProcess> {
   const child = spawn(
     varnishd(),
     // -F: foreground; -n: a private work dir; -T none: no management port; a small malloc store.
-    ['-F', '-a', `127.0.0.1:${port}`, '-f', vclFile, '-n', join(workdir, 'varnish'), '-s', 'malloc,64m', '-T', 'none'],
+    ['-F', '-a', `127.0.0.1:${port}`, ...config, '-n', join(workdir, 'varnish'), '-s', 'malloc,64m', '-T', 'none'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -76,21 +76,29 @@ async function launch(workdir: string, vclFile: string, port: number, timeoutMs:
   }
 }
 
-/** Starts varnishd with the shipped VCL in front of 127.0.0.1:backendPort. Call stop() when done. */
-export async function startVarnish(options: { backendPort: number; timeoutMs?: number }): Promise<VarnishTestServer> {
+/**
+ * Starts varnishd with the shipped VCL in front of 127.0.0.1:backendPort (with `builtin`: with
+ * Varnish's builtin VCL alone, as an operator who ships no configuration would). Call stop().
+ */
+export async function startVarnish(options: { backendPort: number; builtin?: boolean; timeoutMs?: number }): Promise<VarnishTestServer> {
   ensureInstalled(varnishd(), ['-V'], 'ensure-varnish.sh');
   const workdir = await mkdtemp(join(tmpdir(), 'snapdeck-varnish-'));
   // varnishd drops to its own users (varnish, vcache), which must read the VCL and the work dir.
   await chmod(workdir, 0o755);
-  const vcl = await shippedVclFor(options.backendPort);
-  const vclFile = join(workdir, 'snapdeck.vcl');
-  await writeFile(vclFile, vcl, { mode: 0o644 });
+  let vcl = '';
+  let config = ['-b', `127.0.0.1:${options.backendPort}`];
+  if (!options.builtin) {
+    vcl = await shippedVclFor(options.backendPort);
+    const vclFile = join(workdir, 'snapdeck.vcl');
+    await writeFile(vclFile, vcl, { mode: 0o644 });
+    config = ['-f', vclFile];
+  }
   let child: ChildProcess | undefined;
   let port = 0;
   for (let attempt = 1; !child; attempt++) {
     port = await freePort();
     try {
-      child = await launch(workdir, vclFile, port, options.timeoutMs ?? 30_000);
+      child = await launch(workdir, config, port, options.timeoutMs ?? 30_000);
     } catch (error) {
       // Another process took the port between freePort() and varnishd's bind.
       if (attempt >= 3 || !/Address already in use|bind|listen/i.test((error as Error).message)) throw error;
@@ -106,4 +114,40 @@ export async function startVarnish(options: { backendPort: number; timeoutMs?: n
       await rm(workdir, { recursive: true, force: true });
     },
   };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body as sent (still compressed when Content-Encoding says so). */
+  body: Buffer;
+}
+
+/**
+ * One request with exactly the headers given (node:http: no Accept-Encoding added, nothing
+ * decompressed), from `localAddress` when set. Header values may be arrays (repeated headers).
+ */
+export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string | string[]>; localAddress?: string } = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: options.method ?? 'GET', headers: options.headers, localAddress: options.localAddress, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Requests a gateway has answered on routes under /v1 (its /metrics), by status when given. */
+export async function gatewayRequests(gatewayUrl: string, status?: number): Promise<number> {
+  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+  let total = 0;
+  for (const [, labels, count] of text.matchAll(/^snapdeck_http_requests_total\{([^}]*)\} (\d+)$/gm)) {
+    const route = /route="([^"]*)"/.exec(labels!)?.[1] ?? '';
+    const code = Number(/status="(\d+)"/.exec(labels!)?.[1]);
+    if (route.startsWith('/v1') && (status === undefined || code === status)) total += Number(count);
+  }
+  return total;
 }
