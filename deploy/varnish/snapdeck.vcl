@@ -40,8 +40,8 @@ sub vcl_recv {
     # X-Request-Id: the client's own when it is sane (the gateway's rule), otherwise one made
     # here; either way it goes to the gateway (its access log) and back to the client, also
     # on a hit, where the stored response still names the request that filled the cache.
-    # Fastly: req.xid likewise. Cloudflare: its cf-ray plays this part; a Transform Rule can set
-    # X-Request-Id from it.
+    # Fastly: `set req.http.X-Request-Id = uuid.version4();` when it is missing or malformed.
+    # Cloudflare: its cf-ray plays this part; a Transform Rule can set X-Request-Id from it.
     if (req.http.X-Request-Id !~ "^[A-Za-z0-9._-]{1,128}$") {
         set req.http.X-Request-Id = "varnish-" + std.integer(time=now) + "-" + req.xid;
     }
@@ -83,8 +83,8 @@ sub vcl_recv {
     # and never fetch brotli, so the choice is kept in X-Snapdeck-Encoding: it goes into the
     # cache key (vcl_hash) and back into the request to the gateway (vcl_backend_fetch).
     # Fastly: normalises Accept-Encoding itself but keeps gzip only; set it from
-    # Fastly-Orig-Accept-Encoding the same way. Cloudflare: nothing to do (it asks the origin for
-    # brotli and keys compressed variants itself).
+    # Fastly-Orig-Accept-Encoding the same way. Cloudflare: it negotiates compression with
+    # clients itself (recompressing what it cached as needed); no rule to write.
     if (req.http.Accept-Encoding ~ "(?i)(^|,)\s*(br|\*)\s*(,|$|;(?!\s*q\s*=\s*0(\.0*)?\s*(,|$)))") {
         set req.http.X-Snapdeck-Encoding = "br";
     } elsif (req.http.Accept-Encoding ~ "(?i)(^|,)\s*(x-)?gzip\s*(,|$|;(?!\s*q\s*=\s*0(\.0*)?\s*(,|$)))") {
