@@ -314,6 +314,19 @@ describe('the shipped VCL in front of a gateway', () => {
     expect([both.status, both.headers['x-cache']]).toEqual([401, 'MISS']);
   });
 
+  it('answers 503 in the JSON error shape, never stored, when the gateway cannot be reached', async () => {
+    const orphan = await startVarnish({ backendPort: await freePort() });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const r = await rawRequest(`${orphan.url}/v1/games`, { headers: { 'X-API-Key': 'sd_live_0123', 'X-Request-Id': `down-${i}` } });
+        expect([r.status, r.headers['content-type'], r.headers['cache-control'], r.headers['x-cache'], r.headers['x-request-id']]).toEqual([503, 'application/json', 'no-store', 'MISS', `down-${i}`]);
+        expect(JSON.parse(r.body.toString())).toEqual({ error: 'Service unavailable' });
+      }
+    } finally {
+      await orphan.stop();
+    }
+  });
+
   it('keeps /metrics to the operator', async () => {
     const r = await viaCache('/metrics');
     expect(r.status).toBe(404);

@@ -70,8 +70,9 @@ sub vcl_recv {
         return (synth(400, std.ban_error()));
     }
 
-    # /metrics and the probes are for the operator's network, not the public: scrape each
-    # gateway directly. Fastly/Cloudflare: do not route these paths to the origin.
+    # /metrics is for the operator's network, not the public: scrape each gateway directly.
+    # (/healthz and /readyz pass through, never stored.) Fastly/Cloudflare: do not route
+    # /metrics to the origin.
     if (req.url ~ "^/metrics(\?|$)") {
         return (synth(404, "Not found"));
     }
