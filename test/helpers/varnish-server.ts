@@ -26,6 +26,7 @@ export interface VarnishTestServer {
   stop(): Promise<void>;
 }
 
+/** Debian puts varnishd in /usr/sbin, which a non-root PATH may lack. */
 function varnishd(): string {
   return existsSync('/usr/sbin/varnishd') ? '/usr/sbin/varnishd' : 'varnishd';
 }
@@ -81,7 +82,7 @@ async function launch(workdir: string, config: string[], port: number, timeoutMs
  * Varnish's builtin VCL alone, as an operator who ships no configuration would). Call stop().
  */
 export async function startVarnish(options: { backendPort: number; builtin?: boolean; timeoutMs?: number }): Promise<VarnishTestServer> {
-  ensureInstalled(varnishd(), ['-V'], 'ensure-varnish.sh');
+  ensureInstalled(varnishd, ['-V'], 'ensure-varnish.sh');
   const workdir = await mkdtemp(join(tmpdir(), 'snapdeck-varnish-'));
   // varnishd drops to its own users (varnish, vcache), which must read the VCL and the work dir.
   await chmod(workdir, 0o755);
