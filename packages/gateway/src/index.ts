@@ -4,3 +4,4 @@ export * from './quota/redis.ts';
 export * from './middleware/deprecation.ts';
 export { redactedUrl } from './middleware/access-log.ts';
 export * from './server.ts';
+export * from './http/surrogate-keys.ts';

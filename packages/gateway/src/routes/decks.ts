@@ -14,8 +14,10 @@ import { sendError } from '../http/errors.ts';
 import { fromMiddleware } from '../http/pipeline.ts';
 import { sendRendered } from '../http/rendered.ts';
 import { respond } from '../http/respond.ts';
+import { ALL_DECKS_KEY, addSurrogateKeys, deckKey } from '../http/surrogate-keys.ts';
 import { meterAddress } from '../middleware/quota.ts';
 import { requireScope } from '../middleware/scope.ts';
+import { varyOn } from '../middleware/vary.ts';
 
 const INTEGER = /^[+-]?\d+$/;
 /** POST /decks/details bodies are 50 ids at most; anything far larger is not a valid request. */
@@ -34,10 +36,12 @@ export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, ad
     catalogLookup(game, { cardRecord: async (id) => withCurrentVersion(game, (version) => version.cardRecord(id)) });
 
   /** A deck the request may see: public, or private with a valid token; otherwise null (→ 404). */
-  const reachableDeck = (deckId: string, token: string | undefined): { deck: StoredDeck; byToken: boolean } | null => {
+  const reachableDeck = (c: Context<GatewayEnv>, deckId: string, token: string | undefined): { deck: StoredDeck; byToken: boolean } | null => {
+    addSurrogateKeys(c, ALL_DECKS_KEY);
     if (!UUID_V4.test(deckId)) return null;
     const deck = store.getDeck(deckId.toLowerCase());
     if (!deck) return null;
+    addSurrogateKeys(c, deckKey(deck.id));
     if (deck.visibility === 'public') return { deck, byToken: false }; // the token is not checked
     return token !== undefined && store.resolveToken(deck.id, token) ? { deck, byToken: true } : null;
   };
@@ -68,6 +72,7 @@ export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, ad
     // An empty startAfter reads as none, like an empty card cursor: the first page.
     const result = listPublicDecks(store, cursorKey, { game: game.slug, sort, limit, updatedSince, startAfter: c.req.query('startAfter') || undefined });
     if (!result.ok) return sendError(c, 'invalidCursor');
+    addSurrogateKeys(c, ALL_DECKS_KEY);
     return sendRendered(c, JSON.stringify({ data: result.page }), { cacheControl: CACHE.deckListing, vary: KEYED_VARY });
   });
 
@@ -92,18 +97,19 @@ export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, ad
       }
       if (ids.length > MAX_DETAIL_IDS) return sendError(c, 'detailsTooMany', `${ids.length} ids were sent`);
       const data = await deckDetails(store, resolved, ids as string[], lookupFor);
+      addSurrogateKeys(c, ALL_DECKS_KEY);
       return respond(c, 200, JSON.stringify({ data }), { 'Content-Type': 'application/json', 'Cache-Control': CACHE.deckListing });
     },
   );
 
   const addressOf = (c: Context): string => clientAddress(c, trustProxy);
 
-  get('/v1/decks/:deckId', meterAddress(quota, addressQuota ?? 3000, addressOf), async (c) => {
+  get('/v1/decks/:deckId', varyOn(), meterAddress(quota, addressQuota ?? 3000, addressOf), async (c) => {
     // /v1/decks/details exists for POST only; without this it would read as a deck id.
     if (c.req.param('deckId')! === 'details') return sendError(c, 'methodNotAllowed', undefined, { Allow: 'POST, OPTIONS' });
     const format = c.req.query('format') ?? 'json';
     if (!(DECK_FORMATS as readonly string[]).includes(format)) return sendError(c, 'deckFormatUnknown');
-    const found = reachableDeck(c.req.param('deckId')!, c.req.query('token'));
+    const found = reachableDeck(c, c.req.param('deckId')!, c.req.query('token'));
     if (!found) return sendError(c, 'deckNotFound');
     const { deck, byToken } = found;
     if (format === 'ga-tts' && deck.gameId !== 'grand-archive') return sendError(c, 'gaTtsOnly');
@@ -121,7 +127,7 @@ export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, ad
     const format = c.req.query('format');
     if (format === undefined || format === '') return sendError(c, 'textFormatRequired');
     if (!Object.hasOwn(TEXT_FORMATS, format)) return sendError(c, 'textFormatUnknown');
-    const found = reachableDeck(c.req.param('deckId')!, c.req.query('token'));
+    const found = reachableDeck(c, c.req.param('deckId')!, c.req.query('token'));
     if (!found) return sendError(c, 'deckNotFound');
     const { deck, byToken } = found;
     const lookup = await lookupFor(deck.gameId);
