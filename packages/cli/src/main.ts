@@ -4,6 +4,7 @@ import { registerDecksCommand } from './commands/decks.ts';
 import { registerGcCommand } from './commands/gc.ts';
 import { registerKeysCommand } from './commands/keys.ts';
 import { registerServeCommand } from './commands/serve.ts';
+import { registerStoreCommand } from './commands/store.ts';
 import { registerTokensCommand } from './commands/tokens.ts';
 
 const program = new Command()
@@ -18,6 +19,7 @@ registerGcCommand(program);
 registerKeysCommand(program);
 registerDecksCommand(program);
 registerTokensCommand(program);
+registerStoreCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,10 +1,10 @@
 import { Hono, type Context } from 'hono';
 import type { Logger } from 'pino';
 import { VersionGoneError, andThen, type MaybePromise, type SnapshotStore, type SnapshotVersion } from '@snapdeck/snapshot';
-import type { Db } from '@snapdeck/store';
+import { LocalStoreSource, type Db, type KeyStore, type StoreSource } from '@snapdeck/store';
 import type { GatewayEnv } from './env.ts';
 import { sendError } from './http/errors.ts';
-import type { KeyStore } from '@snapdeck/store';
+import { useStore } from './middleware/store.ts';
 import { pipeline, type Step } from './http/pipeline.ts';
 import { patternToRegExp } from './http/route-pattern.ts';
 import { requireApiKey } from './middleware/api-key.ts';
@@ -20,8 +20,13 @@ import { healthRoutes } from './routes/health.ts';
 import { GatewayMetrics, metricsRoutes } from './routes/metrics.ts';
 
 export interface GatewayOptions {
-  db: Db;
-  keys: KeyStore;
+  /**
+   * Keys, tokens and decks: a local database (`serve --db`) or the published store a gateway
+   * follows (`serve --store`). Without it, `db` (and `keys`, else a KeyStore of `db`) are used.
+   */
+  store?: StoreSource;
+  db?: Db;
+  keys?: KeyStore;
   quota: QuotaCounter;
   snapshots: SnapshotStore;
   log: Logger;
@@ -38,6 +43,9 @@ export interface GatewayOptions {
 
 /** Everything a route module needs to register its routes. */
 export interface GatewayRoutes extends GatewayOptions {
+  store: StoreSource;
+  /** Pins the request to one view of the store (taken once, released after the answer). */
+  storeStep: Step;
   /**
    * Registers a route: its steps run after the ones every route has (access log, common headers,
    * deprecations), as one Hono handler (http/pipeline.ts says why not app.use).
@@ -55,6 +63,10 @@ export interface GatewayRoutes extends GatewayOptions {
   withCurrentVersion<T>(game: string, read: (version: SnapshotVersion) => MaybePromise<T>): MaybePromise<T>;
 }
 
+function missingStore(): never {
+  throw new Error('createApp needs a store (or a db)');
+}
+
 export class NoSnapshotError extends Error {
   constructor(game: string) {
     super(`no snapshot has been published for ${game}; run \`snapdeck build\``);
@@ -62,9 +74,11 @@ export class NoSnapshotError extends Error {
   }
 }
 
-export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
+export function createApp(gatewayOptions: GatewayOptions): Hono<GatewayEnv> {
+  const store = gatewayOptions.store ?? new LocalStoreSource(gatewayOptions.db ?? missingStore(), gatewayOptions.keys);
+  const options = { ...gatewayOptions, store };
   const app = new Hono<GatewayEnv>();
-  const metrics = new GatewayMetrics(options.snapshots, options.quota);
+  const metrics = new GatewayMetrics(options.snapshots, options.quota, store);
   const deprecations = deprecationHeaders(options.deprecations);
   /** The steps every request goes through, before its route's own. */
   const frame = (route: string): Step[] => [accessLog(options.log, route, metrics), commonHeaders, ...(deprecations ? [deprecations] : [])];
@@ -83,7 +97,8 @@ export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
     ...options,
     get: (path, ...steps) => void app.get(path, pipeline([...frame(path), ...steps], failed)),
     post: (path, ...steps) => void app.post(path, pipeline([...frame(path), ...steps], failed)),
-    keyed: requireApiKey(options.keys, options.quota),
+    storeStep: useStore(store),
+    keyed: requireApiKey(store, options.quota),
     currentVersion,
     withCurrentVersion(game, read) {
       const retry = (error: unknown) => {

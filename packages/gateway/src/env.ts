@@ -1,4 +1,4 @@
-import type { ApiKey } from '@snapdeck/store';
+import type { ApiKey, StoreView } from '@snapdeck/store';
 
 /**
  * What middleware leaves on the context for the handlers after it (Hono's typed variables).
@@ -7,6 +7,8 @@ import type { ApiKey } from '@snapdeck/store';
 export interface GatewayEnv {
   Variables: {
     apiKey: ApiKey;
+    /** The store view this request reads keys, tokens and decks from (middleware/store.ts). */
+    store: StoreView;
     requestId: string;
     /**
      * Headers for whatever response this request ends with, gathered by middleware (common

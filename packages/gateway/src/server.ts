@@ -4,8 +4,7 @@ import { serve } from '@hono/node-server';
 import pino, { type Logger } from 'pino';
 import { SnapshotStore, openStorage } from '@snapdeck/snapshot';
 import { createApp } from './app.ts';
-import { openDatabase, type Db } from '@snapdeck/store';
-import { KeyStore } from '@snapdeck/store';
+import { LocalStoreSource, StoreFollower, openDatabase, type Db, type StoreSource } from '@snapdeck/store';
 import { MemoryQuotaCounter, type QuotaCounter } from './quota/counter.ts';
 import { RedisQuotaCounter } from './quota/redis.ts';
 import { answerClientErrors } from './http/client-error.ts';
@@ -16,7 +15,16 @@ export interface GatewayConfig {
   host: string;
   /** A folder or s3://bucket/prefix. */
   snapshots: string;
-  db: string;
+  /** The SQLite database (single-host mode). Exactly one of `db` and `store`. */
+  db?: string;
+  /** A published store to follow instead of a database (a folder or s3://bucket/prefix). */
+  store?: string;
+  /** Where `store` versions are downloaded (default: a temporary folder of this process). */
+  cacheDir?: string;
+  /** How often the store's pointer is read (default 1000 ms). */
+  storePollMs?: number;
+  /** Fail closed once the store has not been confirmed current for this long (default: never). */
+  maxStoreAgeMs?: number;
   cacheBytes?: number;
   pointerTtlMs?: number;
   addressQuota?: number;
@@ -35,7 +43,10 @@ export interface GatewayConfig {
 export interface RunningGateway {
   url: string;
   server: Server;
-  db: Db;
+  /** The database in single-host mode; null with `store`. */
+  db: Db | null;
+  /** Where keys, tokens and decks come from. */
+  store: StoreSource;
   snapshots: SnapshotStore;
   /** Stops accepting connections, lets in-flight requests finish, then closes everything. */
   close(): Promise<void>;
@@ -45,7 +56,21 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   const log = config.log ?? pino({ level: process.env.LOG_LEVEL ?? 'info' });
   // Checked before anything is opened: a wrong list fails the start-up with its problems named.
   const deprecations = config.deprecations ? parseDeprecations(config.deprecations) : undefined;
-  const db = openDatabase(config.db);
+  if (config.db && config.store) throw new Error('give either a database (--db) or a published store (--store), not both');
+  let db: Db | null = null;
+  let store: StoreSource;
+  let storeStorage: ReturnType<typeof openStorage> | null = null;
+  if (config.store) {
+    storeStorage = openStorage(config.store);
+    const follower = new StoreFollower(storeStorage, { cacheDir: config.cacheDir, pollMs: config.storePollMs, maxAgeMs: config.maxStoreAgeMs, log });
+    // Resolves once the first attempt is done, loaded or not: a gateway that cannot reach its
+    // store starts anyway, not ready, and keeps trying (decisions.md "The published store").
+    await follower.start();
+    store = follower;
+  } else {
+    db = openDatabase(config.db ?? 'data/snapdeck.db');
+    store = new LocalStoreSource(db);
+  }
   const storage = openStorage(config.snapshots);
   const snapshots = new SnapshotStore(storage, {
     cacheBytes: config.cacheBytes,
@@ -61,8 +86,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     quota = new MemoryQuotaCounter();
   }
   const app = createApp({
-    db,
-    keys: new KeyStore(db),
+    store,
     quota,
     snapshots,
     log,
@@ -94,7 +118,9 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
       });
       await quota.close?.();
       await storage.close?.();
-      db.close();
+      await store.close();
+      await storeStorage?.close?.();
+      db?.close();
     })());
-  return { url, server, db, snapshots, close };
+  return { url, server, db, store, snapshots, close };
 }

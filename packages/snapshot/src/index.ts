@@ -12,3 +12,5 @@ export * from './pack.ts';
 export { S3Driver, s3OptionsFromEnv, parseS3Location, type S3DriverOptions } from './storage/s3.ts';
 export * from './gc.ts';
 export * from './maybe-promise.ts';
+export * from './pointer.ts';
+export { forEachLimit, listSizes, storedChecksum } from './storage/inspect.ts';

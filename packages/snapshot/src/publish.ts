@@ -37,17 +37,18 @@
  * is claimed (the claim is replaced with `ifMatch`) and the files are written again under it.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { PointerMovedError, readPointerAt, sha256Hex, swapPointer, verifyStored } from './pointer.ts';
 import { deriveCursorKey, encodeCursor } from './cursor.ts';
 import type { CatalogEntry } from './catalog.ts';
 import {
-  DEFAULT_SEGMENT_BYTES, INDEX_FILE, LOCATION_SECRET_KEY, PACK_CARDS, PACK_HITS, VERSION_PATTERN, layout, pagesPack, pointerSchema,
-  type Encoding, type Manifest, type Pointer,
+  DEFAULT_SEGMENT_BYTES, INDEX_FILE, LOCATION_SECRET_KEY, PACK_CARDS, PACK_HITS, VERSION_PATTERN, layout, pagesPack,
+  type Encoding, type Manifest,
 } from './layout.ts';
 import { PackWriter, encodeIndex, type PackEntries, type PagesIndex, type VersionIndex } from './pack.ts';
 import { cardBody, contentTag, pageBody } from './render.ts';
 import type { Compressor } from './compressor.ts';
 import { PreconditionFailedError, type StorageDriver } from './storage/driver.ts';
-import { forEachLimit, listSizes, storedChecksum } from './storage/inspect.ts';
+import { listSizes, storedChecksum } from './storage/inspect.ts';
 
 export interface PublishProgress {
   game: string;
@@ -146,18 +147,8 @@ export function buildHash(game: string, entries: readonly CatalogEntry[], hitsPe
   return hash.digest('hex');
 }
 
-const sha256Hex = (body: Uint8Array) => createHash('sha256').update(body).digest('hex');
-
 async function readPointer(driver: StorageDriver, game: string): Promise<{ version: string; etag: string } | null> {
-  const object = await driver.get(layout.pointer(game));
-  if (!object) return null;
-  let pointer: Pointer;
-  try {
-    pointer = pointerSchema.parse(JSON.parse(Buffer.from(object.body).toString('utf8')));
-  } catch (error) {
-    throw new Error(`${driver.location}/${layout.pointer(game)} is not a valid pointer: ${(error as Error).message}`, { cause: error });
-  }
-  return { version: pointer.version, etag: object.etag };
+  return readPointerAt(driver, layout.pointer(game));
 }
 
 /** The location's secret, created (create-only) by the first build that needs it. */
@@ -389,31 +380,18 @@ export async function publishVersion(driver: StorageDriver, game: string, entrie
     ...Object.entries(manifest.files).map(([name, file]) => [layout.file(game, version, name), file] as [string, { size: number; sha256: string }]),
     [manifestKey, { size: manifestBody.length, sha256: sha256Hex(manifestBody) }],
   ];
-  const problems: string[] = [];
-  await forEachLimit(expected, VERIFY_IN_FLIGHT, async ([key, file]) => {
-    const found = await storedChecksum(driver, key, file.size);
-    if (!found) problems.push(`${key} is missing`);
-    else if (found.size !== file.size) problems.push(`${key} has ${found.size} bytes, the manifest says ${file.size}`);
-    else if (found.sha256 !== file.sha256) problems.push(`${key} does not match its SHA-256 in the manifest`);
-  });
-  if (problems.length > 0) throw new VersionVerificationError(game, version, problems.sort());
+  const problems = await verifyStored(driver, expected, VERIFY_IN_FLIGHT);
+  if (problems.length > 0) throw new VersionVerificationError(game, version, problems);
 
   // 6. The pointer: compare-and-swap against what it was when this run started, never backwards.
   if (base !== null && version < base.version) throw new PublishConflictError(game, version, base.version, base.version);
-  const pointerKey = layout.pointer(game);
-  const pointer: Pointer = { version, publishedAt: new Date().toISOString() };
   try {
-    await driver.put(pointerKey, Buffer.from(JSON.stringify(pointer)), {
-      contentType: 'application/json',
-      ...(base ? { ifMatch: base.etag } : { ifNoneMatch: '*' as const }),
-    });
-    await options.afterWrite?.(pointerKey);
+    await swapPointer(driver, layout.pointer(game), version, base, options.afterWrite);
   } catch (error) {
-    if (!(error instanceof PreconditionFailedError)) throw error;
-    const now = await readPointer(driver, game).catch(() => null);
-    // Our own write may have landed with its answer lost (the retry is then refused), or a
-    // concurrent run of the same input made this very version current: either way it is.
-    if (now?.version !== version) throw new PublishConflictError(game, version, base?.version ?? null, now?.version ?? null);
+    // Our own write may have landed with its answer lost, or a concurrent run of the same input
+    // made this very version current: swapPointer tells those apart from a real conflict.
+    if (error instanceof PointerMovedError) throw new PublishConflictError(game, version, base?.version ?? null, error.found);
+    throw error;
   }
   progress('finishing', 1, 1);
   return {

@@ -1,5 +1,6 @@
 import { CommanderError, type Command } from 'commander';
 import { DeckImportError, importDecksFromFile, openDatabase } from '@snapdeck/store';
+import { STORE_PROPAGATION_MS, publishAfterChange, publishHelp, publishTarget } from '../publish.ts';
 import { ChangedDecks, MAX_DECK_KEYS, PURGE_URL_ENV, PurgeError, manualPurge, purgeSurrogateKeys, purgeTargets, purgeUrlOption } from '../purge.ts';
 
 export const DEFAULT_DB = 'data/snapdeck.db';
@@ -73,6 +74,7 @@ export function registerDecksCommand(program: Command): void {
     .argument('<file>', 'JSON Lines file, one deck per line')
     .option('--db <file>', 'SQLite database file', DEFAULT_DB)
     .option('--purge <url>', purgeHelp('every deck the import changed'), purgeUrlOption)
+    .option('--publish <location>', publishHelp())
     .addHelpText(
       'after',
       `
@@ -95,15 +97,18 @@ With --purge, once the import is committed each changed deck's responses are pur
 cache (Surrogate-Key: deck:<id> ..., or decks when more than ${MAX_DECK_KEYS} changed); a failed purge
 exits 1 after the import.`,
     )
-    .action(async (file: string, options: { db: string; purge?: string[] }, command: Command) => {
+    .action(async (file: string, options: { db: string; purge?: string[]; publish?: string }, command: Command) => {
       const io = outputOf(command);
       const purge = purgeTargetsOf(command, options.purge);
+      const publish = publishTarget(options.publish);
+      let published = false;
       const changed = new ChangedDecks();
       const db = openDatabase(options.db);
       try {
         const result = await importDecksFromFile(db, file, purge.length > 0 ? { onChange: (id) => changed.add(id) } : {});
         const notFound = result.notFound > 0 ? ` (${result.notFound} not found)` : '';
         io.out(`${file}: ${result.upserted} decks upserted, ${result.deleted} deleted${notFound} in ${(result.elapsedMs / 1000).toFixed(2)} s\n`);
+        published = await publishAfterChange(command, db, options.db, publish, `${file} was imported`);
       } catch (error) {
         if (error instanceof DeckImportError) fail(command, `${file}:${error.line}: ${error.reason}`, 'snapdeck.import');
         const code = (error as NodeJS.ErrnoException).code;
@@ -114,6 +119,7 @@ exits 1 after the import.`,
       } finally {
         db.close();
       }
-      await purgeAfterChange(command, purge, changed.surrogateKeys, `${file} was imported`);
+      // Following gateways serve the new decks a download plus the propagation bound after the publish.
+      await purgeAfterChange(command, purge, changed.surrogateKeys, `${file} was imported`, published ? STORE_PROPAGATION_MS : 0);
     });
 }

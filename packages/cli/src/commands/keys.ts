@@ -4,6 +4,7 @@ import { DEFAULT_QUOTA, KEY_CHANGE_CHECK_MS, KeyStore, SCOPES, openDatabase, typ
 import { positiveInteger } from '../options.ts';
 import { purgeUrlOption } from '../purge.ts';
 import { purgeAfterChange, purgeHelp, purgeTargetsOf } from './decks.ts';
+import { STORE_PROPAGATION_MS, publishAfterChange, publishHelp, publishTarget } from '../publish.ts';
 
 const DEFAULT_DB = 'data/snapdeck.db';
 
@@ -21,13 +22,16 @@ export function registerKeysCommand(program: Command): void {
     .option('--scope <scope>', `grant a scope (repeatable): ${SCOPES.join(', ')}`, collect)
     .option('--quota <n>', `requests per 15-minute window`, positiveInteger, DEFAULT_QUOTA)
     .option('--db <file>', 'SQLite database', DEFAULT_DB)
-    .addHelpText('after', '\nExample:\n  npx snapdeck keys create --name partner-a --scope decks:browse:public --scope decks:read:public --quota 10000')
-    .action((options: { name: string; scope?: string[]; quota: number; db: string }) => {
+    .option('--publish <location>', publishHelp())
+    .addHelpText('after', '\nExample:\n  npx snapdeck keys create --name partner-a --scope decks:browse:public --scope decks:read:public --quota 10000 --publish s3://my-bucket/snapdeck')
+    .action(async (options: { name: string; scope?: string[]; quota: number; db: string; publish?: string }, command: Command) => {
+      const publish = publishTarget(options.publish);
       const db = openDatabase(options.db);
       try {
         const { key, record } = new KeyStore(db).create({ name: options.name, scopes: options.scope ?? [], quota: options.quota });
         console.log(key);
         console.error(`created ${record.id} (${record.name}), scopes: ${record.scopes.join(' ') || 'none'}, quota ${record.quota}/15 min`);
+        await publishAfterChange(command, db, options.db, publish, `key ${record.id} is created`);
       } finally {
         db.close();
       }
@@ -65,11 +69,23 @@ export function registerKeysCommand(program: Command): void {
     .argument('<key-or-id>')
     .option('--db <file>', 'SQLite database', DEFAULT_DB)
     .option('--purge <url>', purgeHelp("the key's id, so the cache stops answering it"), purgeUrlOption)
-    .addHelpText('after', '\nExample:\n  npx snapdeck keys revoke key_3f9a0c1d2e4b --purge http://127.0.0.1:6081/')
-    .action(async (keyOrId: string, options: { db: string; purge?: string[] }, command: Command) => {
+    .option('--publish <location>', publishHelp())
+    .addHelpText(
+      'after',
+      `
+With --publish and --purge, the purge is sent once the new store version is current and every
+gateway following it has had the propagation bound (${STORE_PROPAGATION_MS / 1000} s) to pick it up, so no gateway can put
+a 200 for the revoked key back into the cache.
+
+Example:
+  npx snapdeck keys revoke key_3f9a0c1d2e4b --publish s3://my-bucket/snapdeck --purge http://127.0.0.1:6081/`,
+    )
+    .action(async (keyOrId: string, options: { db: string; purge?: string[]; publish?: string }, command: Command) => {
       const purge = purgeTargetsOf(command, options.purge);
+      const publish = publishTarget(options.publish);
       const db = openDatabase(options.db);
       let revoked: ApiKey | null;
+      let published = false;
       try {
         revoked = new KeyStore(db).revoke(keyOrId);
         if (!revoked) {
@@ -78,11 +94,14 @@ export function registerKeysCommand(program: Command): void {
           return;
         }
         console.error(`revoked ${revoked.id} (${revoked.name})`);
+        published = await publishAfterChange(command, db, options.db, publish, `${revoked.id} is revoked`);
       } finally {
         db.close();
       }
-      // Purged once gateways on this database answer 401 for it (their key cache refreshes
-      // every KEY_CHANGE_CHECK_MS), so that no request can store a 200 for it meanwhile.
-      await purgeAfterChange(command, purge, [apiKeyKey(revoked.id)], `${revoked.id} is revoked`, KEY_CHANGE_CHECK_MS + 50);
+      // Purged once gateways answer 401 for it, so that no request can store a 200 for it
+      // meanwhile: gateways on this database see it within KEY_CHANGE_CHECK_MS; gateways
+      // following the store within the propagation bound after the publish is current.
+      const settleMs = published ? STORE_PROPAGATION_MS : KEY_CHANGE_CHECK_MS + 50;
+      await purgeAfterChange(command, purge, [apiKeyKey(revoked.id)], `${revoked.id} is revoked`, settleMs);
     });
 }

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadDeprecations, redactRedisUrl, startGateway, type Deprecation } from '@snapdeck/gateway';
 import { nonNegativeInteger, positiveInteger } from '../options.ts';
@@ -14,7 +15,11 @@ export function registerServeCommand(program: Command): void {
     .option('--port <n>', 'port to listen on', port, 8787)
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--snapshots <location>', 'snapshot location: a folder, or s3://bucket/prefix', 'snapshots')
-    .option('--db <file>', 'SQLite database (keys, decks)', 'data/snapdeck.db')
+    .option('--db <file>', 'SQLite database (keys, decks): single-host mode', 'data/snapdeck.db')
+    .option('--store <location>', 'stateless mode: keys, tokens and decks from the store published at this folder or s3://bucket/prefix (instead of --db)')
+    .option('--cache-dir <dir>', 'with --store: folder for downloaded store versions (default: a temporary folder, removed on exit); kept across restarts, it lets a gateway start on its last version while storage is unreachable')
+    .option('--store-poll-ms <n>', 'with --store: how often to look for a new store version', positiveInteger, 1000)
+    .option('--max-store-age <seconds>', 'with --store: fail closed (keyed endpoints and GET /v1/decks/{id} answer 500, /readyz 503) once storage has not confirmed the store for this long; default: keep serving the last version', positiveInteger)
     .option('--cache-mb <n>', 'memory for cached pages and cards, in MiB', positiveInteger, 128)
     .option('--address-quota <n>', 'requests per 15-minute window per client address for GET /v1/decks/{deckId} (no key)', positiveInteger, 3000)
     .addOption(
@@ -35,17 +40,34 @@ Ctrl-C stops accepting connections and lets in-flight requests finish. --port 0 
 port; the URL is printed on stderr either way. Also served: GET /healthz, /readyz, /metrics.
 LOG_LEVEL (default info; silent turns the JSON access log off) sets what is logged on stdout.
 
-Example:
-  npx snapdeck serve --port 8787 --snapshots snapshots --db data/snapdeck.db`,
+With --store, the gateway keeps no state of its own: it downloads the published store version
+into --cache-dir, follows new versions in the background (keys and tokens within a second or two,
+decks once downloaded), and keeps serving its last version while storage is unreachable.
+
+Examples:
+  npx snapdeck serve --port 8787 --snapshots snapshots --db data/snapdeck.db
+  npx snapdeck serve --snapshots s3://my-bucket/snapdeck --store s3://my-bucket/snapdeck --redis redis://10.0.0.5:6379 --cache-dir /var/cache/snapdeck`,
     )
-    .action(async (options: { port: number; host: string; snapshots: string; db: string; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; deprecations?: string }) => {
+    .action(async (options: { port: number; host: string; snapshots: string; db: string; store?: string; cacheDir?: string; storePollMs: number; maxStoreAge?: number; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; deprecations?: string }, command: Command) => {
+      if (options.store !== undefined && command.getOptionValueSource('db') === 'cli') {
+        command.error('snapdeck serve: give either --db FILE (single host) or --store LOCATION (stateless gateways), not both', { exitCode: 1 });
+      }
+      if (options.store !== undefined && !options.store.startsWith('s3://')) {
+        const info = statSync(options.store, { throwIfNoEntry: false });
+        if (options.store.trim() === '' || (info && !info.isDirectory())) command.error(`snapdeck serve: --store ${options.store} is not a folder or s3://bucket/prefix`, { exitCode: 1 });
+      }
+      if (options.store === undefined && (options.cacheDir !== undefined || options.maxStoreAge !== undefined)) {
+        command.error('snapdeck serve: --cache-dir and --max-store-age go with --store', { exitCode: 1 });
+      }
       // A wrong file stops the start-up with the problems listed (main.ts prints the message).
       const deprecations: Deprecation[] | undefined = options.deprecations ? await loadDeprecations(options.deprecations) : undefined;
       const gateway = await startGateway({
         port: options.port,
         host: options.host,
         snapshots: options.snapshots,
-        db: options.db,
+        ...(options.store !== undefined
+          ? { store: options.store, cacheDir: options.cacheDir, storePollMs: options.storePollMs, maxStoreAgeMs: options.maxStoreAge !== undefined ? options.maxStoreAge * 1000 : undefined }
+          : { db: options.db }),
         cacheBytes: options.cacheMb * 1024 * 1024,
         addressQuota: options.addressQuota,
         trustProxy: options.trustProxy ?? 0,
@@ -53,7 +75,7 @@ Example:
         deprecations,
       });
       console.error(
-        `snapdeck gateway listening on ${gateway.url}/v1 (snapshots: ${options.snapshots}, db: ${options.db}` +
+        `snapdeck gateway listening on ${gateway.url}/v1 (snapshots: ${options.snapshots}, ${options.store !== undefined ? `store: ${options.store}${gateway.store.status().ready ? ` at ${gateway.store.status().version}` : ' (not loaded yet: not ready)'}` : `db: ${options.db}`}` +
           `${options.redis ? `, quota: ${redactRedisUrl(options.redis)}` : ''}${deprecations?.length ? `, ${deprecations.length} deprecated route(s)` : ''})`,
       );
       const stop = (signal: string) => {

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { DeckStore, MAX_SHARE_TTL_SECONDS, normalizeDeckId, openDatabase } from '@snapdeck/store';
 import { DEFAULT_DB, fail, outputOf } from './decks.ts';
+import { publishAfterChange, publishHelp, publishTarget } from '../publish.ts';
 
 function parseTtl(value: string): number {
   const ttl = Number(value);
@@ -20,12 +21,14 @@ function parseDeckId(value: string): string {
  * Runs `issue` against the deck store and prints the token alone on stdout (so scripts can
  * capture it: TOKEN=$(npx snapdeck tokens share ...)); a deck that does not exist is an error.
  */
-function issueToken(command: Command, dbFile: string, deckId: string, issue: (store: DeckStore) => string | null): void {
+async function issueToken(command: Command, dbFile: string, deckId: string, publish: string | undefined, issue: (store: DeckStore) => string | null): Promise<void> {
+  const location = publishTarget(publish);
   const db = openDatabase(dbFile);
   try {
     const token = issue(new DeckStore(db));
     if (token === null) fail(command, `no deck with id ${deckId} in ${dbFile}`, 'snapdeck.deckNotFound');
     outputOf(command).out(`${token}\n`);
+    await publishAfterChange(command, db, dbFile, location, `the token for ${deckId} is issued`);
   } finally {
     db.close();
   }
@@ -43,6 +46,7 @@ export function registerTokensCommand(program: Command): void {
     .argument('<deckId>', 'the deck id (UUID v4)', parseDeckId)
     .option('--ttl <seconds>', 'lifetime in seconds, 1 to 86400', parseTtl, MAX_SHARE_TTL_SECONDS)
     .option('--db <file>', 'SQLite database file', DEFAULT_DB)
+    .option('--publish <location>', publishHelp())
     .addHelpText(
       'after',
       `
@@ -51,15 +55,16 @@ Examples:
   $ TOKEN=$(npx snapdeck tokens share 3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b --ttl 3600)
   $ curl "http://127.0.0.1:8787/v1/decks/3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b?token=$TOKEN"`,
     )
-    .action((deckId: string, options: { ttl: number; db: string }, command: Command) => {
-      issueToken(command, options.db, deckId, (store) => store.createShareToken(deckId, options.ttl));
-    });
+    .action((deckId: string, options: { ttl: number; db: string; publish?: string }, command: Command) =>
+      issueToken(command, options.db, deckId, options.publish, (store) => store.createShareToken(deckId, options.ttl)),
+    );
 
   tokens
     .command('private')
     .description('print a new pd_ private link token for a deck (never expires)')
     .argument('<deckId>', 'the deck id (UUID v4)', parseDeckId)
     .option('--db <file>', 'SQLite database file', DEFAULT_DB)
+    .option('--publish <location>', publishHelp())
     .addHelpText(
       'after',
       `
@@ -67,7 +72,7 @@ Examples:
   $ npx snapdeck tokens private 3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b
   $ curl "http://127.0.0.1:8787/v1/decks/3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b?token=pd_..."`,
     )
-    .action((deckId: string, options: { db: string }, command: Command) => {
-      issueToken(command, options.db, deckId, (store) => store.createPrivateLink(deckId));
-    });
+    .action((deckId: string, options: { db: string; publish?: string }, command: Command) =>
+      issueToken(command, options.db, deckId, options.publish, (store) => store.createPrivateLink(deckId)),
+    );
 }

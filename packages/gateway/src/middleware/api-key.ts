@@ -3,10 +3,11 @@ import type { GatewayEnv } from '../env.ts';
 import { KEYED_VARY, varyHeader } from '../http/cache-policy.ts';
 import { sendError } from '../http/errors.ts';
 import type { Step } from '../http/pipeline.ts';
-import type { ApiKey, KeyStore } from '@snapdeck/store';
+import type { ApiKey, KeyStore, StoreSource } from '@snapdeck/store';
 import { SURROGATE_KEY, apiKeyKey } from '../http/surrogate-keys.ts';
 import type { QuotaCounter } from '../quota/counter.ts';
 import { meterRequest } from './quota.ts';
+import { withStoreLease } from './store.ts';
 
 /** The active key of a request, or the 401 to answer: `API key required` / `Invalid API key`. */
 export function authenticateRequest(c: Context<GatewayEnv>, keys: KeyStore): ApiKey | Response {
@@ -23,14 +24,15 @@ const KEYED = varyHeader(KEYED_VARY);
  * request ends with varies by X-API-Key (errors too) and, once the key is known, carries its id
  * as a Surrogate-Key (http/surrogate-keys.ts).
  */
-export function requireApiKey(keys: KeyStore, counter: QuotaCounter): Step {
-  return (c, next) => {
+export function requireApiKey(store: StoreSource, counter: QuotaCounter): Step {
+  // The key is checked against the store view the whole request then reads (middleware/store.ts).
+  return (c, next) => withStoreLease(store, c, () => {
     const headers = c.get('headers');
     headers.Vary = KEYED;
-    const key = authenticateRequest(c, keys);
+    const key = authenticateRequest(c, c.get('store').keys);
     if (key instanceof Response) return key;
     c.set('apiKey', key);
     headers[SURROGATE_KEY] = apiKeyKey(key.id);
     return meterRequest(c, counter, `key:${key.id}`, key.quota, next);
-  };
+  });
 }

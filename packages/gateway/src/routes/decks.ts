@@ -3,8 +3,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { UUID_V4, findGame, type GameSlug } from '@snapdeck/contract';
 import type { GatewayRoutes } from '../app.ts';
 import {
-  DECK_CURSOR_SECRET, DeckStore, LIST_LIMIT_DEFAULT, MAX_DETAIL_IDS, ResolvedDeckCache, catalogLookup, clampListLimit,
-  deckDetails, deckText, gaTts, getOrCreateSecret, isDeckSort, limitlessText, listPublicDecks, lookupCards, namesOf,
+  DeckStore, LIST_LIMIT_DEFAULT, MAX_DETAIL_IDS, ResolvedDeckCache, catalogLookup, clampListLimit,
+  deckDetails, deckText, gaTts, isDeckSort, limitlessText, listPublicDecks, lookupCards, namesOf,
   parseIsoMs, snapdeckText, toFullDeck, type CardLookup, type DeckSort, type StoredDeck,
 } from '@snapdeck/store';
 import type { GatewayEnv } from '../env.ts';
@@ -27,10 +27,10 @@ const DECK_FORMATS = ['json', 'text', 'ga-tts'] as const;
 const TEXT_FORMATS = { snapdeck: snapdeckText, limitless: limitlessText } as const;
 
 /** The four deck endpoints (interface.md §4.4–4.7, decisions.md "Decks"). */
-export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, addressQuota, trustProxy }: GatewayRoutes): void {
-  const store = new DeckStore(db);
+export function deckRoutes({ get, post, keyed, storeStep, withCurrentVersion, quota, addressQuota, trustProxy }: GatewayRoutes): void {
+  // Decks, tokens and the cursor key come from the store view the request is pinned to.
+  const decksOf = (c: Context<GatewayEnv>): DeckStore => c.get('store').decks;
   const resolved = new ResolvedDeckCache();
-  const cursorKey = getOrCreateSecret(db, DECK_CURSOR_SECRET);
   // Cards are read from whichever version is current at the time of each read.
   const lookupFor = async (game: GameSlug): Promise<CardLookup> =>
     catalogLookup(game, { cardRecord: async (id) => withCurrentVersion(game, (version) => version.cardRecord(id)) });
@@ -39,6 +39,7 @@ export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, ad
   const reachableDeck = (c: Context<GatewayEnv>, deckId: string, token: string | undefined): { deck: StoredDeck; byToken: boolean } | null => {
     addSurrogateKeys(c, ALL_DECKS_KEY);
     if (!UUID_V4.test(deckId)) return null;
+    const store = decksOf(c);
     const deck = store.getDeck(deckId.toLowerCase());
     if (!deck) return null;
     addSurrogateKeys(c, deckKey(deck.id));
@@ -70,7 +71,7 @@ export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, ad
       }
     }
     // An empty startAfter reads as none, like an empty card cursor: the first page.
-    const result = listPublicDecks(store, cursorKey, { game: game.slug, sort, limit, updatedSince, startAfter: c.req.query('startAfter') || undefined });
+    const result = listPublicDecks(decksOf(c), c.get('store').cursorKey, { game: game.slug, sort, limit, updatedSince, startAfter: c.req.query('startAfter') || undefined });
     if (!result.ok) return sendError(c, 'invalidCursor');
     addSurrogateKeys(c, ALL_DECKS_KEY);
     return sendRendered(c, JSON.stringify({ data: result.page }), { cacheControl: CACHE.deckListing, vary: KEYED_VARY });
@@ -96,7 +97,7 @@ export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, ad
         return sendError(c, 'detailsBody', 'expected {"ids": ["<deck id>", ...]}');
       }
       if (ids.length > MAX_DETAIL_IDS) return sendError(c, 'detailsTooMany', `${ids.length} ids were sent`);
-      const data = await deckDetails(store, resolved, ids as string[], lookupFor);
+      const data = await deckDetails(decksOf(c), resolved, ids as string[], lookupFor);
       addSurrogateKeys(c, ALL_DECKS_KEY);
       return respond(c, 200, JSON.stringify({ data }), { 'Content-Type': 'application/json', 'Cache-Control': CACHE.deckListing });
     },
@@ -104,7 +105,7 @@ export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, ad
 
   const addressOf = (c: Context): string => clientAddress(c, trustProxy);
 
-  get('/v1/decks/:deckId', varyOn(), meterAddress(quota, addressQuota ?? 3000, addressOf), async (c) => {
+  get('/v1/decks/:deckId', storeStep, varyOn(), meterAddress(quota, addressQuota ?? 3000, addressOf), async (c) => {
     // /v1/decks/details exists for POST only; without this it would read as a deck id.
     if (c.req.param('deckId')! === 'details') return sendError(c, 'methodNotAllowed', undefined, { Allow: 'POST, OPTIONS' });
     const format = c.req.query('format') ?? 'json';

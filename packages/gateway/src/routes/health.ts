@@ -12,8 +12,11 @@ const OK = JSON.stringify({ status: 'ok' });
  * - GET /readyz: 200 `{"status":"ready","versions":{game: version}}` once a snapshot of every
  *   public game is loaded, else 503 `{"status":"not ready","missing":[games]}` (readiness). The
  *   probe itself asks the store for each game, so it also loads them; internal games are ignored.
+ *   A gateway following a published store (`--store`) adds `store: {version, decksVersion,
+ *   ageSeconds, problem?}` and is not ready (503) until it has loaded a version (or, with
+ *   --max-store-age, while the version it has is older than that).
  */
-export function healthRoutes({ get, snapshots, log }: GatewayRoutes): void {
+export function healthRoutes({ get, snapshots, log, store }: GatewayRoutes): void {
   // Every 200 of a GET carries an ETag (CDN-ready HTTP), probes included; no-store all the same.
   get('/healthz', (c) => sendRendered(c, OK, { cacheControl: 'no-store' }));
 
@@ -32,12 +35,17 @@ export function healthRoutes({ get, snapshots, log }: GatewayRoutes): void {
         }
       }),
     );
-    if (missing.length > 0) {
+    // With --store: the store version served and its age (seconds since storage confirmed it).
+    const status = store.status();
+    const storeInfo = status.mode === 'store'
+      ? { store: { version: status.version, decksVersion: status.decksVersion, ageSeconds: status.ageSeconds, ...(status.problem ? { problem: status.problem } : {}) } }
+      : {};
+    if (missing.length > 0 || !status.ready) {
       missing.sort((a, b) => GAME_SLUGS.indexOf(a as never) - GAME_SLUGS.indexOf(b as never));
-      return respond(c, 503, JSON.stringify({ status: 'not ready', missing }), JSON_NO_STORE);
+      return respond(c, 503, JSON.stringify({ status: 'not ready', missing, ...storeInfo }), JSON_NO_STORE);
     }
     // In game order, so that the same versions always give the same bytes (and ETag).
     const ordered = Object.fromEntries(GAME_SLUGS.map((game) => [game, versions[game]]));
-    return sendRendered(c, JSON.stringify({ status: 'ready', versions: ordered }), { cacheControl: 'no-store' });
+    return sendRendered(c, JSON.stringify({ status: 'ready', versions: ordered, ...storeInfo }), { cacheControl: 'no-store' });
   });
 }

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SnapshotStore } from '@snapdeck/snapshot';
+import type { StoreSource } from '@snapdeck/store';
 import type { GatewayRoutes } from '../app.ts';
 import { sendRendered } from '../http/rendered.ts';
 import type { RequestObserver } from '../middleware/access-log.ts';
@@ -21,7 +22,7 @@ export class GatewayMetrics implements RequestObserver {
   private readonly requestChildren = new Map<string, CounterChild>();
   private readonly durationChildren = new Map<string, HistogramChild>();
 
-  constructor(snapshots: SnapshotStore, quota?: QuotaCounter) {
+  constructor(snapshots: SnapshotStore, quota?: QuotaCounter, store?: StoreSource) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
@@ -63,6 +64,27 @@ export class GatewayMetrics implements RequestObserver {
         for (const [game, version] of Object.entries(snapshots.loadedVersions())) this.set({ game, version }, 1);
       },
     });
+    if (store && store.status().mode === 'store') {
+      new Gauge({
+        name: 'snapdeck_store_version',
+        help: 'The published store version served (value 1; `version` names its keys and tokens, `decks_version` its decks)',
+        labelNames: ['version', 'decks_version'] as const,
+        registers,
+        collect() {
+          this.reset();
+          const status = store.status();
+          if (status.version) this.set({ version: status.version, decks_version: status.decksVersion ?? '' }, 1);
+        },
+      });
+      new Gauge({
+        name: 'snapdeck_store_age_seconds',
+        help: 'Seconds since storage last confirmed that the served store version is current (grows while storage is unreachable); -1 before any version is loaded',
+        registers,
+        collect() {
+          this.set(store.status().ageSeconds ?? -1);
+        },
+      });
+    }
     if (quota && 'degraded' in quota) {
       new Gauge({
         name: 'snapdeck_quota_degraded',

@@ -106,4 +106,44 @@ export const MIGRATIONS: Migration[] = [
       END;
     `,
   },
+  {
+    version: 3,
+    name: 'change generations for publishing the store',
+    // What a publish must send (published/publish.ts): the small, often-changing auth part (keys,
+    // tokens) and the large deck part change independently, and a key change must not re-send a
+    // million decks. Every write bumps its part's generation in the same transaction, so the
+    // writer knows, without reading any data, whether a part changed since it was last published.
+    // One trigger per deck row (deck_cards are written only together with their deck's row, and
+    // deleted with it), so a large import pays one counter update per deck, not per card.
+    sql: `
+      CREATE TABLE store_generations (
+        part TEXT PRIMARY KEY CHECK (part IN ('auth', 'decks')),
+        generation INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      INSERT INTO store_generations (part, generation) VALUES ('auth', 0), ('decks', 0);
+
+      -- Per location: the store version this database last published there or was restored from
+      -- (the one-writer rule), the one being published (pending: made current by a writer that
+      -- may have been killed before writing it down here), and what each part held then.
+      CREATE TABLE store_publications (
+        location TEXT PRIMARY KEY,
+        version TEXT,
+        auth_generation INTEGER,
+        decks_generation INTEGER,
+        pending_version TEXT,
+        pending_auth_generation INTEGER,
+        pending_decks_generation INTEGER
+      ) WITHOUT ROWID;
+
+      CREATE TRIGGER store_auth_key_insert AFTER INSERT ON api_keys BEGIN UPDATE store_generations SET generation = generation + 1 WHERE part = 'auth'; END;
+      CREATE TRIGGER store_auth_key_update AFTER UPDATE ON api_keys BEGIN UPDATE store_generations SET generation = generation + 1 WHERE part = 'auth'; END;
+      CREATE TRIGGER store_auth_key_delete AFTER DELETE ON api_keys BEGIN UPDATE store_generations SET generation = generation + 1 WHERE part = 'auth'; END;
+      CREATE TRIGGER store_auth_token_insert AFTER INSERT ON deck_tokens BEGIN UPDATE store_generations SET generation = generation + 1 WHERE part = 'auth'; END;
+      CREATE TRIGGER store_auth_token_update AFTER UPDATE ON deck_tokens BEGIN UPDATE store_generations SET generation = generation + 1 WHERE part = 'auth'; END;
+      CREATE TRIGGER store_auth_token_delete AFTER DELETE ON deck_tokens BEGIN UPDATE store_generations SET generation = generation + 1 WHERE part = 'auth'; END;
+      CREATE TRIGGER store_decks_insert AFTER INSERT ON decks BEGIN UPDATE store_generations SET generation = generation + 1 WHERE part = 'decks'; END;
+      CREATE TRIGGER store_decks_update AFTER UPDATE ON decks BEGIN UPDATE store_generations SET generation = generation + 1 WHERE part = 'decks'; END;
+      CREATE TRIGGER store_decks_delete AFTER DELETE ON decks BEGIN UPDATE store_generations SET generation = generation + 1 WHERE part = 'decks'; END;
+    `,
+  },
 ];

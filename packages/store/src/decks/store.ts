@@ -56,7 +56,15 @@ export interface ListPublicPage {
 export interface DeckStoreOptions {
   /** The clock for token expiry (tests inject one). */
   now?: () => number;
+  /**
+   * Where tokens are looked up (by hash) instead of this database's deck_tokens: a gateway
+   * following the published store keeps them in the separate auth part (published/layout.ts).
+   */
+  tokens?: TokenLookup;
 }
+
+/** The deck a token hash was issued for, and when it expires (null: never), or undefined. */
+export type TokenLookup = (tokenHash: string) => { deck_id: string; expires_at: number | null } | undefined;
 
 /** Share tokens live at most 24 hours (interface.md §8); an operator may issue shorter ones. */
 export const MAX_SHARE_TTL_SECONDS = 86_400;
@@ -146,6 +154,8 @@ export class DeckStore {
   private readonly sinceCounts = new Map<string, number>();
   private countsState = '';
 
+  private readonly tokenLookup: TokenLookup;
+
   constructor(readonly db: Db, options: DeckStoreOptions = {}) {
     this.now = options.now ?? Date.now;
     this.listing = {
@@ -177,6 +187,8 @@ export class DeckStore {
       pruneTokens: db.prepare('DELETE FROM deck_tokens WHERE expires_at IS NOT NULL AND expires_at <= ?'),
       deleteTokens: db.prepare('DELETE FROM deck_tokens WHERE deck_seq = ?'),
     };
+    const tokenFor = this.statements.tokenFor;
+    this.tokenLookup = options.tokens ?? ((hash) => tokenFor.get(hash));
   }
 
   /** One keyset page of a game's public decks (decisions.md "Decks" for the order). */
@@ -261,7 +273,7 @@ export class DeckStore {
    */
   resolveToken(deckId: string, token: string, now: number = this.now()): boolean {
     if (!SHARE_TOKEN_PATTERN.test(token) && !PRIVATE_LINK_PATTERN.test(token)) return false;
-    const row = this.statements.tokenFor.get(hashSecret(token));
+    const row = this.tokenLookup(hashSecret(token));
     if (!row || row.deck_id !== normalizeDeckId(deckId)) return false;
     return row.expires_at === null || now < row.expires_at;
   }

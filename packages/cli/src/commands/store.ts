@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
+import { openDatabase, publishStore, restoreStore } from '@snapdeck/store';
+import { DEFAULT_DB, fail, outputOf } from './decks.ts';
+import { PUBLISH_ENV, describePublish, openStoreLocation, publishTarget } from '../publish.ts';
+
+/** `snapdeck store publish|restore` (decisions.md "Operator interface", "The published store"). */
+export function registerStoreCommand(program: Command): void {
+  const store = program
+    .command('store')
+    .description('publish the writer database (keys, tokens, decks) for stateless gateways, or restore a writer from what is published');
+
+  store
+    .command('publish')
+    .description('publish the keys, tokens and decks of the writer database as a new store version (a no-op when nothing changed)')
+    .option('--to <location>', `a folder or s3://bucket/prefix, the same as the card snapshots' or another (default: $${PUBLISH_ENV})`)
+    .option('--db <file>', 'the writer database', DEFAULT_DB)
+    .addHelpText(
+      'after',
+      `
+Only what changed is sent: keys and tokens (small) and decks (large) are separate parts, so a
+key change publishes kilobytes whatever the number of decks. There is one writer per store: a
+database that did not publish the current version (or was not restored from it) is refused.
+
+Examples:
+  $ npx snapdeck store publish --to snapshots
+  $ npx snapdeck store publish --to s3://my-bucket/snapdeck --db /var/lib/snapdeck/snapdeck.db`,
+    )
+    .action(async (options: { to?: string; db: string }, command: Command) => {
+      const location = publishTarget(options.to);
+      if (location === undefined) fail(command, `snapdeck store publish: where to? Give --to LOCATION (a folder or s3://bucket/prefix) or set ${PUBLISH_ENV}. Nothing was published.`, 'snapdeck.store');
+      if (!existsSync(options.db)) fail(command, `snapdeck store publish: there is no database at ${options.db}; nothing was published`, 'snapdeck.store');
+      const driver = openStoreLocation(command, location, 'snapdeck store publish');
+      const db = openDatabase(options.db);
+      try {
+        const result = await publishStore(db, driver, { onProgress: (message) => outputOf(command).err(`${message}\n`) });
+        outputOf(command).out(describePublish(result, location));
+      } catch (error) {
+        fail(command, `snapdeck store publish: ${(error as Error).message}`, 'snapdeck.publish');
+      } finally {
+        db.close();
+        await driver.close?.();
+      }
+    });
+
+  store
+    .command('restore')
+    .description('write a writer database from the store version current at a location (disaster recovery, moving the writer)')
+    .requiredOption('--from <location>', 'a folder or s3://bucket/prefix where the store is published')
+    .option('--db <file>', 'the database file to write', DEFAULT_DB)
+    .option('--force', 'replace the file if it exists (its keys, tokens and decks are lost)')
+    .addHelpText(
+      'after',
+      `
+The restored database may publish to that location again (it is derived from its current
+version). Every checksum is verified; a damaged version is refused and nothing is written.
+
+Example:
+  $ npx snapdeck store restore --from s3://my-bucket/snapdeck --db /var/lib/snapdeck/snapdeck.db`,
+    )
+    .action(async (options: { from: string; db: string; force?: boolean }, command: Command) => {
+      const driver = openStoreLocation(command, options.from, 'snapdeck store restore');
+      try {
+        const result = await restoreStore(driver, options.db, { force: options.force });
+        outputOf(command).out(`restored ${options.db} from store version ${result.version} at ${options.from}: ${result.keys} keys, ${result.tokens} tokens, ${result.decks} decks\n`);
+      } catch (error) {
+        fail(command, `snapdeck store restore: ${(error as Error).message}`, 'snapdeck.restore');
+      } finally {
+        await driver.close?.();
+      }
+    });
+}

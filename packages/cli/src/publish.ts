@@ -1,0 +1,78 @@
+import { statSync } from 'node:fs';
+import type { Command } from 'commander';
+import { openStorage, type StorageDriver } from '@snapdeck/snapshot';
+import { publishStore, type Db, type StorePublishResult } from '@snapdeck/store';
+import { fail, outputOf } from './commands/decks.ts';
+
+/**
+ * `--publish LOCATION` on the commands that change keys, tokens or decks, and the shared pieces of
+ * `snapdeck store publish|restore` (decisions.md "Operator interface", "The published store").
+ */
+
+/** Where `--publish` / `store publish --to` come from when not given. */
+export const PUBLISH_ENV = 'SNAPDECK_PUBLISH';
+
+/**
+ * How long after a publish is current every gateway following the store serves it: the
+ * contract's bound (decisions.md: keys and tokens within 5 s). A purge waits this long after the
+ * publish, so that no gateway can answer the old state into the cache after the purge.
+ */
+export const STORE_PROPAGATION_MS = 5000;
+
+export function publishHelp(): string {
+  return `after the change is committed, publish the store to this location (a folder or s3://bucket/prefix) and exit 0 only once it is current there (default: $${PUBLISH_ENV})`;
+}
+
+/** The location from the option, else the environment; undefined: do not publish. */
+export function publishTarget(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (option !== undefined) return option;
+  const fromEnv = env[PUBLISH_ENV]?.trim();
+  return fromEnv ? fromEnv : undefined;
+}
+
+/**
+ * Opens a store location, refusing what cannot be one before anything changes: an empty value, a
+ * path that is a file rather than a folder, a malformed s3:// location.
+ */
+export function openStoreLocation(command: Command, location: string, what: string): StorageDriver {
+  if (location.trim() === '') fail(command, `${what}: the location is empty; give a folder or s3://bucket/prefix. Nothing was changed.`, 'snapdeck.store');
+  if (!location.startsWith('s3://')) {
+    const info = statSync(location, { throwIfNoEntry: false });
+    if (info && !info.isDirectory()) fail(command, `${what}: ${location} is a file, not a folder: a store location is a folder or s3://bucket/prefix. Nothing was changed.`, 'snapdeck.store');
+  }
+  try {
+    return openStorage(location);
+  } catch (error) {
+    return fail(command, `${what}: ${(error as Error).message}. Nothing was changed.`, 'snapdeck.store');
+  }
+}
+
+export function describePublish(result: StorePublishResult, location: string): string {
+  if (result.alreadyCurrent) return `store version ${result.version} at ${location} is already current: nothing changed since the last publish\n`;
+  const built = result.built.length > 0 ? `sent ${result.built.join(' and ')} (${(result.bytesSent / 1e6).toFixed(2)} MB)` : 'nothing new to send';
+  return `published store version ${result.version} to ${location}: ${built}; auth ${(result.sizes.auth / 1e3).toFixed(1)} kB, decks ${(result.sizes.decks / 1e6).toFixed(2)} MB, in ${(result.elapsedMs / 1000).toFixed(2)} s\n`;
+}
+
+/**
+ * After a committed change: publishes the writer database to `location`. A failure ends the
+ * command with exit 1, saying the change itself is committed and goes out with the next publish.
+ * Returns true when a new version is current.
+ */
+export async function publishAfterChange(command: Command, db: Db, dbFile: string, location: string | undefined, change: string): Promise<boolean> {
+  if (location === undefined) return false;
+  const driver = openStoreLocation(command, location, `${change}, but it cannot be published`);
+  try {
+    const result = await publishStore(db, driver);
+    outputOf(command).err(describePublish(result, location));
+    return true;
+  } catch (error) {
+    return fail(
+      command,
+      `${change}, but publishing the store to ${location} failed: ${(error as Error).message}\n` +
+        `The change is committed in ${dbFile}; it goes out with the next publish:\n  npx snapdeck store publish --to ${location} --db ${dbFile}`,
+      'snapdeck.publish',
+    );
+  } finally {
+    await driver.close?.();
+  }
+}

@@ -1,0 +1,306 @@
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile, rename } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { readPointerAt, type StorageDriver } from '@snapdeck/snapshot';
+import { DECK_CURSOR_SECRET } from '../decks/secret.ts';
+import { DeckStore } from '../decks/store.ts';
+import { KeyStore } from '../keys/store.ts';
+import { StoreUnavailableError, type StoreLease, type StoreSource, type StoreStatus, type StoreView } from '../source.ts';
+import { storeLayout, storeManifestSchema, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
+import { downloadPart, hasPart, tempName } from './parts.ts';
+import { readStoreManifest } from './publish.ts';
+
+export interface StoreFollowerOptions {
+  /** Folder for downloaded parts; default: a new temporary folder, removed on close. */
+  cacheDir?: string;
+  /** How often the pointer is read. Default 1000 ms (key changes land within ~1 s plus a download). */
+  pollMs?: number;
+  /**
+   * Fail closed: once storage has not confirmed the served version for this long, keyed
+   * endpoints and GET /decks/{id} answer 500 and /readyz 503 (revocations may be unseen).
+   * Default: never (keep serving the last version).
+   */
+  maxAgeMs?: number;
+  log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+/** One part file opened read-only, shared by the views that name it; removed once retired and unused. */
+class OpenPart {
+  users = 0;
+  retired = false;
+  readonly db: Database.Database;
+
+  constructor(readonly part: StorePart, readonly ref: PartRef, readonly file: string) {
+    this.db = new Database(file, { readonly: true, fileMustExist: true });
+  }
+
+  disposeIfUnused(): void {
+    if (!this.retired || this.users > 0) return;
+    this.db.close();
+    void rm(this.file, { force: true });
+  }
+}
+
+class FollowedView implements StoreView {
+  readonly keys: KeyStore;
+  readonly decks: DeckStore;
+  readonly cursorKey: Buffer;
+
+  constructor(readonly auth: OpenPart, readonly deckPart: OpenPart, readonly version: string, public decksVersion: string) {
+    this.keys = new KeyStore(auth.db);
+    const token = auth.db.prepare<[string], { deck_id: string; expires_at: number | null }>('SELECT deck_id, expires_at FROM deck_tokens WHERE token_hash = ?');
+    this.decks = new DeckStore(deckPart.db, { tokens: (hash) => token.get(hash) });
+    const secret = deckPart.db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?').get(DECK_CURSOR_SECRET);
+    if (!secret) throw new Error(`the decks part ${deckPart.ref.sha256} has no listing cursor key`);
+    this.cursorKey = Buffer.from(secret.value, 'base64url');
+  }
+}
+
+const LOCAL_CURRENT = 'current.json';
+
+/**
+ * `serve --store LOCATION`: follows the published store (published/layout.ts). Every `pollMs` the
+ * pointer is read; a new version's auth part (small) is downloaded, checked and swapped in at
+ * once, paired with the decks already loaded; a new decks part downloads in the background and
+ * is swapped in when whole and checked. So a key or token change is served within a poll plus a
+ * small download whatever the number of decks, and deck changes within their download time.
+ * A part whose checksums do not match is never opened: it is logged and the previous one kept.
+ * While storage is unreachable the last version keeps being served and its age grows.
+ */
+export class StoreFollower implements StoreSource {
+  private current: FollowedView | null = null;
+  private checkedAt: number | null = null;
+  private problem: string | null = 'no store version loaded yet';
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private cacheDir = '';
+  private ownCacheDir = false;
+  private refreshing: Promise<void> | null = null;
+  private decksDownload: { sha256: string; promise: Promise<void> } | null = null;
+  /** Versions found damaged: not retried until this time (a new publish makes a new version anyway). */
+  private readonly rejected = new Map<string, number>();
+  private readonly pollMs: number;
+
+  constructor(private readonly driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
+    this.pollMs = options.pollMs ?? 1000;
+  }
+
+  /** Loads what the cache folder holds (if anything), tries storage once, then follows it. */
+  async start(): Promise<void> {
+    if (this.options.cacheDir) {
+      this.cacheDir = this.options.cacheDir;
+      await mkdir(join(this.cacheDir, 'parts'), { recursive: true });
+    } else {
+      this.cacheDir = await mkdtemp(join(tmpdir(), 'snapdeck-store-cache-'));
+      this.ownCacheDir = true;
+      await mkdir(join(this.cacheDir, 'parts'), { recursive: true });
+    }
+    await this.loadFromCache().catch((error: unknown) => this.options.log?.warn({ err: error }, 'store: the cache folder holds no usable version'));
+    await this.refresh();
+    await this.removeUnusedFiles();
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => {
+      void this.refresh().finally(() => this.schedule());
+    }, this.pollMs);
+    this.timer.unref();
+  }
+
+  private partFile(part: StorePart, ref: PartRef): string {
+    return join(this.cacheDir, 'parts', `${part}-${ref.sha256}.db`);
+  }
+
+  private async loadFromCache(): Promise<void> {
+    const text = await readFile(join(this.cacheDir, LOCAL_CURRENT), 'utf8').catch(() => null);
+    if (text === null) return;
+    const saved = JSON.parse(text) as { manifest: unknown; checkedAt: number };
+    const manifest = storeManifestSchema.parse(saved.manifest);
+    for (const part of ['auth', 'decks'] as const) {
+      if (!(await hasPart(this.partFile(part, manifest.parts[part]), manifest.parts[part]))) return;
+    }
+    const auth = new OpenPart('auth', manifest.parts.auth, this.partFile('auth', manifest.parts.auth));
+    const decks = new OpenPart('decks', manifest.parts.decks, this.partFile('decks', manifest.parts.decks));
+    this.swap(new FollowedView(auth, decks, manifest.version, manifest.version));
+    this.checkedAt = saved.checkedAt;
+    this.options.log?.info({ version: manifest.version }, 'store: serving the version in the cache folder until storage answers');
+  }
+
+  /** Reads the pointer and applies a new version; never throws (failures are kept in `problem`). */
+  refresh(): Promise<void> {
+    return (this.refreshing ??= this.refreshOnce().finally(() => (this.refreshing = null)));
+  }
+
+  private async refreshOnce(): Promise<void> {
+    try {
+      const pointer = await readPointerAt(this.driver, storeLayout.pointer);
+      if (!pointer) {
+        this.problem = `no store has been published at ${this.driver.location} (npx snapdeck store publish --to ${this.driver.location})`;
+        return;
+      }
+      if (this.current?.version === pointer.version) {
+        this.checkedAt = Date.now();
+        this.problem = null;
+        return;
+      }
+      const rejectedUntil = this.rejected.get(pointer.version);
+      if (rejectedUntil !== undefined && Date.now() < rejectedUntil) return;
+      const manifest = await readStoreManifest(this.driver, pointer.version);
+      await this.apply(manifest);
+      this.checkedAt = Date.now();
+      this.problem = null;
+    } catch (error) {
+      this.problem = (error as Error).message;
+      if (error instanceof Error && /does not match|is missing|not a valid store manifest|damaged/.test(error.message)) {
+        this.options.log?.error({ err: error }, 'store: a published version failed its checks and is NOT used; the previous one is kept');
+      } else {
+        this.options.log?.warn({ err: error }, 'store: refresh failed; the last version keeps being served');
+      }
+    }
+  }
+
+  private async openPart(part: StorePart, ref: PartRef): Promise<OpenPart> {
+    const file = this.partFile(part, ref);
+    if (!(await hasPart(file, ref))) await downloadPart(this.driver, part, ref, file);
+    return new OpenPart(part, ref, file);
+  }
+
+  private async apply(manifest: StoreManifest): Promise<void> {
+    const version = manifest.version;
+    try {
+      const current = this.current;
+      const auth = current && current.auth.ref.sha256 === manifest.parts.auth.sha256 ? current.auth : await this.openPart('auth', manifest.parts.auth);
+      if (!current) {
+        const decks = await this.openPart('decks', manifest.parts.decks);
+        this.swap(new FollowedView(auth, decks, version, version));
+      } else if (current.deckPart.ref.sha256 === manifest.parts.decks.sha256) {
+        this.swap(new FollowedView(auth, current.deckPart, version, version));
+      } else {
+        // Keys and tokens now; the decks when they have arrived (the auth part does not depend on them).
+        this.swap(new FollowedView(auth, current.deckPart, version, current.decksVersion));
+        this.startDecksDownload(manifest);
+      }
+      if (this.current?.decksVersion === version) await this.saveLocalCurrent(manifest);
+      this.options.log?.info({ version, decksVersion: this.current?.decksVersion }, 'store: now serving version');
+    } catch (error) {
+      this.rejected.set(version, Date.now() + 30_000);
+      throw error;
+    }
+  }
+
+  private startDecksDownload(manifest: StoreManifest): void {
+    const ref = manifest.parts.decks;
+    if (this.decksDownload?.sha256 === ref.sha256) return;
+    const previous = this.decksDownload?.promise ?? Promise.resolve();
+    const promise = previous.then(async () => {
+      try {
+        const decks = await this.openPart('decks', ref);
+        const now = this.current!;
+        // A newer version may already name yet other decks: then these are stale on arrival.
+        this.swap(new FollowedView(now.auth, decks, now.version, manifest.version));
+        if (now.version === manifest.version) await this.saveLocalCurrent(manifest);
+        this.options.log?.info({ decksVersion: manifest.version }, 'store: decks of the version now served');
+      } catch (error) {
+        this.rejected.set(manifest.version, Date.now() + 30_000);
+        this.problem = (error as Error).message;
+        this.options.log?.error({ err: error }, 'store: the decks of a published version could not be loaded; the previous decks are kept');
+      } finally {
+        if (this.decksDownload?.promise === promise) this.decksDownload = null;
+      }
+    });
+    this.decksDownload = { sha256: ref.sha256, promise };
+  }
+
+  private swap(next: FollowedView): void {
+    const old = this.current;
+    this.current = next;
+    if (!old) return;
+    for (const part of [old.auth, old.deckPart]) {
+      if (part !== next.auth && part !== next.deckPart) {
+        part.retired = true;
+        part.disposeIfUnused();
+      }
+    }
+  }
+
+  private async saveLocalCurrent(manifest: StoreManifest): Promise<void> {
+    const file = join(this.cacheDir, LOCAL_CURRENT);
+    const temp = tempName(file);
+    await writeFile(temp, JSON.stringify({ manifest, checkedAt: Date.now() }));
+    await rename(temp, file);
+  }
+
+  /** Part files in the cache folder that no view uses (left by an earlier run): removed. */
+  private async removeUnusedFiles(): Promise<void> {
+    const inUse = new Set([this.current?.auth.file, this.current?.deckPart.file]);
+    const dir = join(this.cacheDir, 'parts');
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      const file = join(dir, name);
+      if (!inUse.has(file) && !(this.decksDownload && name.includes('.tmp-'))) await rm(file, { force: true });
+    }
+  }
+
+  /** Waits for a decks download in progress (tests, benchmarks). */
+  async settled(): Promise<void> {
+    await this.refreshing;
+    await this.decksDownload?.promise;
+  }
+
+  acquire(): StoreLease {
+    const view = this.current;
+    if (!view) throw new StoreUnavailableError(`no store version loaded: ${this.problem ?? 'not started'}`);
+    if (this.options.maxAgeMs !== undefined && this.ageMs() > this.options.maxAgeMs) {
+      throw new StoreUnavailableError(`store version ${view.version} was last confirmed ${Math.round(this.ageMs() / 1000)} s ago, more than the allowed ${this.options.maxAgeMs / 1000} s`);
+    }
+    view.auth.users += 1;
+    view.deckPart.users += 1;
+    let released = false;
+    return {
+      view,
+      release: () => {
+        if (released) return;
+        released = true;
+        view.auth.users -= 1;
+        view.deckPart.users -= 1;
+        view.auth.disposeIfUnused();
+        view.deckPart.disposeIfUnused();
+      },
+    };
+  }
+
+  private ageMs(): number {
+    return this.checkedAt === null ? Infinity : Date.now() - this.checkedAt;
+  }
+
+  status(): StoreStatus {
+    const view = this.current;
+    const age = this.ageMs();
+    const stale = this.options.maxAgeMs !== undefined && age > this.options.maxAgeMs;
+    return {
+      mode: 'store',
+      location: this.driver.location,
+      ready: view !== null && !stale,
+      version: view?.version ?? null,
+      decksVersion: view?.decksVersion ?? null,
+      ageSeconds: Number.isFinite(age) ? Math.round(age / 100) / 10 : null,
+      problem: view === null || stale || this.problem ? (stale ? `stale: last confirmed ${Math.round(age / 1000)} s ago` : this.problem) : null,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.refreshing;
+    await this.decksDownload?.promise.catch(() => {});
+    const view = this.current;
+    this.current = null;
+    if (view) {
+      view.auth.db.close();
+      if (view.deckPart !== view.auth) view.deckPart.db.close();
+    }
+    if (this.ownCacheDir) await rm(this.cacheDir, { recursive: true, force: true });
+  }
+}

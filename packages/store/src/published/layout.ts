@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { VERSION_PATTERN } from '@snapdeck/snapshot';
+
+/**
+ * The published store, beside card snapshots under the same LOCATION (games own `<slug>/`, the
+ * card builder `_snapdeck/`; a slug never starts with '_', so nothing here collides):
+ *
+ *   _store/current.json                     pointer {version, publishedAt}, moved last with CAS
+ *   _store/versions/<version>.json          manifest: the two parts that make this version
+ *   _store/parts/<part>/<sha256>/<n>        segment n of a part's SQLite file (content-addressed)
+ *
+ * Two parts, because they differ by orders of magnitude in size and rate of change:
+ * - `auth`: API key hashes and deck token hashes (kilobytes to a few MB, changes often; a key
+ *   created or revoked must be everywhere within 5 s);
+ * - `decks`: the decks and their cards (hundreds of MB at a million decks, changes with imports).
+ * A version names one file of each; a publish uploads only the part that changed (parts are
+ * content-addressed, so an unchanged part is simply named again), and a gateway downloads only
+ * the part it does not have. Files are split into segments of bounded size so that neither
+ * side ever holds a whole part in memory, and each segment has its own SHA-256.
+ */
+export const STORE_PREFIX = '_store/';
+export const storeLayout = {
+  pointer: `${STORE_PREFIX}current.json`,
+  manifest: (version: string) => `${STORE_PREFIX}versions/${version}.json`,
+  versionsPrefix: `${STORE_PREFIX}versions/`,
+  segment: (part: StorePart, sha256: string, n: number) => `${STORE_PREFIX}parts/${part}/${sha256}/${n}`,
+  partPrefix: (part: StorePart, sha256: string) => `${STORE_PREFIX}parts/${part}/${sha256}/`,
+};
+
+export const STORE_PARTS = ['auth', 'decks'] as const;
+export type StorePart = (typeof STORE_PARTS)[number];
+
+/** Segments of a part file: big enough for few requests, small enough to hold one in memory. */
+export const STORE_SEGMENT_BYTES = 16 * 1024 * 1024;
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+export const partRefSchema = z.object({
+  sha256,
+  size: z.number().int().nonnegative(),
+  /** The writer's change generation of this part when it was built (store_generations). */
+  generation: z.number().int().nonnegative(),
+  segments: z.array(z.object({ size: z.number().int().nonnegative(), sha256 })).min(1),
+});
+export type PartRef = z.infer<typeof partRefSchema>;
+
+export const storeManifestSchema = z.object({
+  format: z.literal(1),
+  kind: z.literal('snapdeck-store'),
+  version: z.string().regex(VERSION_PATTERN),
+  createdAt: z.string(),
+  /** The version this one was published on top of (null for the first). */
+  base: z.string().regex(VERSION_PATTERN).nullable(),
+  parts: z.object({ auth: partRefSchema, decks: partRefSchema }),
+});
+export type StoreManifest = z.infer<typeof storeManifestSchema>;
+
+/** Parses a manifest object's bytes; throws with the reason. */
+export function parseStoreManifest(body: Uint8Array, version: string): StoreManifest {
+  const manifest = storeManifestSchema.parse(JSON.parse(Buffer.from(body).toString('utf8')));
+  if (manifest.version !== version) throw new Error(`manifest of ${version} names version ${manifest.version}`);
+  return manifest;
+}

@@ -1,0 +1,194 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { sha256Hex, storedChecksum, type StorageDriver } from '@snapdeck/snapshot';
+import type { Db } from '../db/database.ts';
+import { STORE_SEGMENT_BYTES, storeLayout, type PartRef, type StorePart } from './layout.ts';
+
+/**
+ * Part files: building them from the writer database, uploading them in verified segments, and
+ * downloading them again with every checksum checked.
+ */
+
+/** Schema of the auth part: what a gateway needs to authenticate keys and tokens, nothing more. */
+const AUTH_SCHEMA = `
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, key_hash TEXT NOT NULL UNIQUE, key_prefix TEXT NOT NULL,
+    scopes TEXT NOT NULL DEFAULT '', quota INTEGER NOT NULL, created_at TEXT NOT NULL, revoked_at TEXT
+  );
+  CREATE TABLE deck_tokens (
+    token_hash TEXT PRIMARY KEY, deck_id TEXT NOT NULL, kind TEXT NOT NULL,
+    created_at INTEGER NOT NULL, expires_at INTEGER
+  ) WITHOUT ROWID;
+`;
+
+export interface Generations {
+  auth: number;
+  decks: number;
+}
+
+export function readGenerations(db: Db): Generations {
+  const rows = db.prepare<[], { part: string; generation: number }>('SELECT part, generation FROM store_generations').all();
+  const of = (part: string) => rows.find((row) => row.part === part)?.generation ?? 0;
+  return { auth: of('auth'), decks: of('decks') };
+}
+
+export const tempName = (file: string) => `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+
+/**
+ * Writes the auth part to `file`: key hashes (revoked ones too, so that a revocation is data, not
+ * an absence) and the hashes of tokens still valid, each with its deck's id. Read in one
+ * transaction, so the generation returned is exactly what the file holds.
+ */
+export function buildAuthPart(db: Db, file: string, now = Date.now()): number {
+  const part = new Database(file);
+  part.pragma('journal_mode = DELETE');
+  part.exec(AUTH_SCHEMA);
+  part.close();
+  db.prepare('ATTACH DATABASE ? AS part').run(file);
+  try {
+    return db.transaction(() => {
+      const generation = readGenerations(db).auth;
+      db.exec('INSERT INTO part.api_keys SELECT id, name, key_hash, key_prefix, scopes, quota, created_at, revoked_at FROM main.api_keys');
+      db.prepare(
+        `INSERT INTO part.deck_tokens SELECT t.token_hash, d.id, t.kind, t.created_at, t.expires_at
+           FROM main.deck_tokens t JOIN main.decks d ON d.seq = t.deck_seq WHERE t.expires_at IS NULL OR t.expires_at > ?`,
+      ).run(now);
+      return generation;
+    })();
+  } finally {
+    db.exec('DETACH DATABASE part');
+  }
+}
+
+/**
+ * Writes the decks part to `file`: a consistent copy of the writer database (VACUUM INTO, which
+ * reads one snapshot and writes a compact file) with the key and token rows and the publication
+ * records taken out (they travel in the auth part, or not at all). Returns the decks generation
+ * read before the copy: the copy holds at least that much (a later write makes the next publish
+ * send the part again, never miss it).
+ */
+export function buildDecksPart(db: Db, file: string): number {
+  const generation = readGenerations(db).decks;
+  db.prepare('VACUUM INTO ?').run(file);
+  const part = new Database(file);
+  try {
+    part.pragma('journal_mode = DELETE');
+    part.exec('DELETE FROM api_keys; DELETE FROM deck_tokens; DELETE FROM store_publications;');
+  } finally {
+    part.close();
+  }
+  return generation;
+}
+
+async function sha256OfFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) hash.update(chunk);
+  return hash.digest('hex');
+}
+
+/** Describes a built part file: its checksum, size and segments (read once, a segment at a time). */
+export async function describePart(file: string, generation: number, segmentBytes = STORE_SEGMENT_BYTES): Promise<PartRef> {
+  const { size } = await stat(file);
+  const segments: PartRef['segments'] = [];
+  const handle = await open(file, 'r');
+  try {
+    for (let offset = 0; offset < size || segments.length === 0; offset += segmentBytes) {
+      const body = await readSegment(handle, offset, Math.min(segmentBytes, size - offset));
+      segments.push({ size: body.length, sha256: sha256Hex(body) });
+    }
+  } finally {
+    await handle.close();
+  }
+  return { sha256: await sha256OfFile(file), size, generation, segments };
+}
+
+async function readSegment(handle: import('node:fs/promises').FileHandle, offset: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await handle.read(buffer, done, length - done, offset + done);
+    if (bytesRead === 0) throw new Error(`file ended at ${offset + done} bytes, expected ${offset + length}`);
+    done += bytesRead;
+  }
+  return buffer;
+}
+
+/**
+ * Uploads a part's segments (one in memory at a time), skipping those already stored with the
+ * same size and checksum (an unchanged part, or a run that was interrupted); returns the bytes sent.
+ */
+export async function uploadPart(driver: StorageDriver, part: StorePart, file: string, ref: PartRef, segmentBytes = STORE_SEGMENT_BYTES, afterWrite?: (key: string) => Promise<void> | void): Promise<number> {
+  let sent = 0;
+  const handle = await open(file, 'r');
+  try {
+    for (let n = 0; n < ref.segments.length; n++) {
+      const key = storeLayout.segment(part, ref.sha256, n);
+      const expected = ref.segments[n]!;
+      const there = await storedChecksum(driver, key, expected.size);
+      if (there?.size === expected.size && there.sha256 === expected.sha256) continue;
+      const body = await readSegment(handle, n * segmentBytes, expected.size);
+      await driver.put(key, body);
+      await afterWrite?.(key);
+      sent += body.length;
+    }
+  } finally {
+    await handle.close();
+  }
+  return sent;
+}
+
+/** The segments of a part, as (key, size + checksum) pairs for verifyStored. */
+export function partObjects(part: StorePart, ref: PartRef): Array<[string, { size: number; sha256: string }]> {
+  return ref.segments.map((segment, n) => [storeLayout.segment(part, ref.sha256, n), segment]);
+}
+
+/** A stored part does not match its manifest (a corrupted or missing object). */
+export class PartChecksumError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PartChecksumError';
+  }
+}
+
+/**
+ * Downloads a part into `file` (written beside it, renamed into place only once whole): every
+ * segment is checked against its SHA-256 as it arrives, and the whole file against the part's.
+ * Any mismatch: PartChecksumError, and nothing is left at `file`.
+ */
+export async function downloadPart(driver: StorageDriver, part: StorePart, ref: PartRef, file: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const temp = tempName(file);
+  const handle = await open(temp, 'w');
+  const whole = createHash('sha256');
+  try {
+    for (let n = 0; n < ref.segments.length; n++) {
+      const key = storeLayout.segment(part, ref.sha256, n);
+      const object = await driver.get(key);
+      if (!object) throw new PartChecksumError(`${driver.location}/${key} is missing`);
+      const expected = ref.segments[n]!;
+      if (object.body.length !== expected.size || sha256Hex(object.body) !== expected.sha256) {
+        throw new PartChecksumError(`${driver.location}/${key} does not match its SHA-256 in the manifest`);
+      }
+      whole.update(object.body);
+      await handle.write(object.body);
+    }
+    await handle.sync();
+    await handle.close();
+    if (whole.digest('hex') !== ref.sha256) throw new PartChecksumError(`${part} part ${ref.sha256}: the whole file does not match its SHA-256`);
+    await rename(temp, file);
+  } catch (error) {
+    await handle.close().catch(() => {});
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** True when `file` exists with the part's size and checksum (a cached copy still good). */
+export async function hasPart(file: string, ref: PartRef): Promise<boolean> {
+  const info = await stat(file).catch(() => null);
+  if (!info || info.size !== ref.size) return false;
+  return (await sha256OfFile(file)) === ref.sha256;
+}

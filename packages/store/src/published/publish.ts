@@ -1,0 +1,189 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  PointerMovedError, newVersionId, readPointerAt, sha256Hex, swapPointer, verifyStored, versionTime, type StorageDriver,
+} from '@snapdeck/snapshot';
+import type { Db } from '../db/database.ts';
+import { DECK_CURSOR_SECRET, getOrCreateSecret } from '../decks/secret.ts';
+import { STORE_SEGMENT_BYTES, parseStoreManifest, storeLayout, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
+import { buildAuthPart, buildDecksPart, describePart, partObjects, readGenerations, uploadPart, type Generations } from './parts.ts';
+
+/**
+ * `snapdeck store publish` and `--publish`: the writer database as a new immutable store version.
+ *
+ * 1. One writer. The database records, per location, the version it last made current there or
+ *    was restored from (store_publications). When the location's pointer names another version,
+ *    this database was not derived from it: StoreLineageError, nothing written. A version this
+ *    database was making current when its writer was killed (pending) counts as its own.
+ * 2. Nothing changed (same version, same part generations): nothing is written.
+ * 3. Only changed parts are built and uploaded; an unchanged part is named again from the current
+ *    manifest. Segments, then the manifest (create-only), all verified in storage.
+ * 4. The pointer, with compare-and-swap against what it was at step 1; then the record.
+ */
+
+export class StoreLineageError extends Error {
+  constructor(location: string, current: string, recorded: string | null) {
+    super(
+      `refusing to publish: the store at ${location} is at version ${current}, which this database ${recorded ? `was not derived from (it last published or restored ${recorded})` : 'has never published or restored'}. ` +
+        `There is one writer per store. To make this host the writer, restore first:\n  npx snapdeck store restore --from ${location} --db <file> [--force]\nNothing was published.`,
+    );
+    this.name = 'StoreLineageError';
+  }
+}
+
+export class StoreConflictError extends Error {
+  constructor(location: string, version: string, found: string | null) {
+    super(`another writer made ${found ?? 'nothing'} current at ${location} while this publish was writing ${version}; ${version} was NOT made current. Nothing else changed: restore from the location, then publish again.`);
+    this.name = 'StoreConflictError';
+  }
+}
+
+export class StoreVerificationError extends Error {
+  constructor(location: string, version: string, problems: string[]) {
+    super(`store version ${version} was NOT made current at ${location}: ${problems.length} object(s) do not match:\n  ${problems.slice(0, 5).join('\n  ')}\nPublish again to rewrite them.`);
+    this.name = 'StoreVerificationError';
+  }
+}
+
+export interface StorePublishResult {
+  version: string;
+  /** Nothing changed since the last publish: nothing was written. */
+  alreadyCurrent: boolean;
+  /** Parts built and sent by this publish (an unchanged part is reused). */
+  built: StorePart[];
+  /** Bytes uploaded (segments not already stored). */
+  bytesSent: number;
+  /** Size of each part of the version. */
+  sizes: Record<StorePart, number>;
+  elapsedMs: number;
+}
+
+export interface StorePublishOptions {
+  segmentBytes?: number;
+  /** For tests: called after each object written, so a publish can be killed at a known point. */
+  afterWrite?: (key: string) => Promise<void> | void;
+  onProgress?: (message: string) => void;
+}
+
+interface Publication {
+  version: string | null;
+  auth_generation: number | null;
+  decks_generation: number | null;
+  pending_version: string | null;
+  pending_auth_generation: number | null;
+  pending_decks_generation: number | null;
+}
+
+export function readPublication(db: Db, location: string): Publication | null {
+  return db.prepare<[string], Publication>('SELECT * FROM store_publications WHERE location = ?').get(location) ?? null;
+}
+
+/** Records that this database is at `version` of the store at `location`, holding `generations`. */
+export function recordPublication(db: Db, location: string, version: string, generations: Generations): void {
+  db.prepare(
+    `INSERT INTO store_publications (location, version, auth_generation, decks_generation) VALUES (?, ?, ?, ?)
+     ON CONFLICT (location) DO UPDATE SET version = excluded.version, auth_generation = excluded.auth_generation,
+       decks_generation = excluded.decks_generation, pending_version = NULL, pending_auth_generation = NULL, pending_decks_generation = NULL`,
+  ).run(location, version, generations.auth, generations.decks);
+}
+
+function recordPending(db: Db, location: string, version: string, generations: Generations): void {
+  db.prepare(
+    `INSERT INTO store_publications (location, pending_version, pending_auth_generation, pending_decks_generation) VALUES (?, ?, ?, ?)
+     ON CONFLICT (location) DO UPDATE SET pending_version = excluded.pending_version,
+       pending_auth_generation = excluded.pending_auth_generation, pending_decks_generation = excluded.pending_decks_generation`,
+  ).run(location, version, generations.auth, generations.decks);
+}
+
+/** The manifest of `version` at the location, checked; throws with the reason when it is not there or damaged. */
+export async function readStoreManifest(driver: StorageDriver, version: string): Promise<StoreManifest> {
+  const object = await driver.get(storeLayout.manifest(version));
+  if (!object) throw new Error(`${driver.location}/${storeLayout.manifest(version)} is missing: the store version ${version} is damaged`);
+  try {
+    return parseStoreManifest(object.body, version);
+  } catch (error) {
+    throw new Error(`${driver.location}/${storeLayout.manifest(version)} is not a valid store manifest: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+export async function publishStore(db: Db, driver: StorageDriver, options: StorePublishOptions = {}): Promise<StorePublishResult> {
+  const started = Date.now();
+  const location = driver.location;
+  const segmentBytes = options.segmentBytes ?? STORE_SEGMENT_BYTES;
+  // The listing cursor key travels with the decks: every gateway signs and checks the same cursors.
+  getOrCreateSecret(db, DECK_CURSOR_SECRET);
+
+  const base = await readPointerAt(driver, storeLayout.pointer);
+  let publication = readPublication(db, location);
+  if (base && publication?.pending_version === base.version) {
+    // The last publish made its version current and was killed before writing it down.
+    recordPublication(db, location, base.version, { auth: publication.pending_auth_generation ?? -1, decks: publication.pending_decks_generation ?? -1 });
+    publication = readPublication(db, location);
+  }
+  if (base && publication?.version !== base.version) throw new StoreLineageError(location, base.version, publication?.version ?? null);
+  const baseManifest = base ? await readStoreManifest(driver, base.version) : null;
+
+  const now = readGenerations(db);
+  const sizesOf = (m: StoreManifest) => ({ auth: m.parts.auth.size, decks: m.parts.decks.size });
+  if (base && baseManifest && publication && publication.auth_generation === now.auth && publication.decks_generation === now.decks) {
+    return { version: base.version, alreadyCurrent: true, built: [], bytesSent: 0, sizes: sizesOf(baseManifest), elapsedMs: Date.now() - started };
+  }
+
+  const work = await mkdtemp(join(tmpdir(), 'snapdeck-store-publish-'));
+  try {
+    const parts: Partial<Record<StorePart, PartRef>> = {};
+    const built: StorePart[] = [];
+    let bytesSent = 0;
+    const reuse = (part: StorePart, generation: number | null | undefined) =>
+      baseManifest && generation !== null && generation !== undefined && generation === now[part] ? baseManifest.parts[part] : null;
+    for (const part of ['auth', 'decks'] as const) {
+      const unchanged = reuse(part, part === 'auth' ? publication?.auth_generation : publication?.decks_generation);
+      if (unchanged) {
+        parts[part] = unchanged;
+        continue;
+      }
+      options.onProgress?.(`building the ${part} part`);
+      const file = join(work, `${part}.db`);
+      const generation = part === 'auth' ? buildAuthPart(db, file) : buildDecksPart(db, file);
+      const ref = await describePart(file, generation, segmentBytes);
+      options.onProgress?.(`uploading the ${part} part (${ref.size} bytes, ${ref.segments.length} segment(s))`);
+      bytesSent += await uploadPart(driver, part, file, ref, segmentBytes, options.afterWrite);
+      parts[part] = ref;
+      built.push(part);
+    }
+
+    let time = Date.now();
+    const baseTime = base ? versionTime(base.version) : null;
+    if (baseTime && baseTime.getTime() >= time) time = baseTime.getTime() + 1;
+    const version = newVersionId(new Date(time));
+    const manifest: StoreManifest = {
+      format: 1, kind: 'snapdeck-store', version, createdAt: new Date(time).toISOString(), base: base?.version ?? null,
+      parts: { auth: parts.auth!, decks: parts.decks! },
+    };
+    const body = Buffer.from(JSON.stringify(manifest, null, 1));
+    await driver.put(storeLayout.manifest(version), body, { ifNoneMatch: '*', contentType: 'application/json' });
+    await options.afterWrite?.(storeLayout.manifest(version));
+    bytesSent += body.length;
+
+    const problems = await verifyStored(driver, [
+      ...partObjects('auth', manifest.parts.auth),
+      ...partObjects('decks', manifest.parts.decks),
+      [storeLayout.manifest(version), { size: body.length, sha256: sha256Hex(body) }],
+    ]);
+    if (problems.length > 0) throw new StoreVerificationError(location, version, problems);
+
+    const generations = { auth: manifest.parts.auth.generation, decks: manifest.parts.decks.generation };
+    recordPending(db, location, version, generations);
+    try {
+      await swapPointer(driver, storeLayout.pointer, version, base, options.afterWrite);
+    } catch (error) {
+      if (error instanceof PointerMovedError) throw new StoreConflictError(location, version, error.found);
+      throw error;
+    }
+    recordPublication(db, location, version, generations);
+    return { version, alreadyCurrent: false, built, bytesSent, sizes: sizesOf(manifest), elapsedMs: Date.now() - started };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
