@@ -53,26 +53,38 @@ export function describePublish(result: StorePublishResult, location: string): s
   return `published store version ${result.version} to ${location}: ${built}; auth ${(result.sizes.auth / 1e3).toFixed(1)} kB, decks ${(result.sizes.decks / 1e6).toFixed(2)} MB, in ${(result.elapsedMs / 1000).toFixed(2)} s\n`;
 }
 
+/** Where a command publishes: checked before the change is made (a bad location changes nothing). */
+export interface PublishPlan {
+  location: string;
+  driver: StorageDriver;
+}
+
+/** The `--publish` option (else $SNAPDECK_PUBLISH), opened and checked; undefined: do not publish. */
+export function preparePublish(command: Command, option: string | undefined): PublishPlan | undefined {
+  const location = publishTarget(option);
+  if (location === undefined) return undefined;
+  return { location, driver: openStoreLocation(command, location, `--publish ${location}`) };
+}
+
 /**
- * After a committed change: publishes the writer database to `location`. A failure ends the
- * command with exit 1, saying the change itself is committed and goes out with the next publish.
- * Returns true when a new version is current.
+ * After a committed change: publishes the writer database. A failure ends the command with exit
+ * 1, saying the change itself is committed and goes out with the next publish. Returns true when
+ * a new version (or the one already current) holds the change.
  */
-export async function publishAfterChange(command: Command, db: Db, dbFile: string, location: string | undefined, change: string): Promise<boolean> {
-  if (location === undefined) return false;
-  const driver = openStoreLocation(command, location, `${change}, but it cannot be published`);
+export async function publishAfterChange(command: Command, db: Db, dbFile: string, plan: PublishPlan | undefined, change: string): Promise<boolean> {
+  if (plan === undefined) return false;
   try {
-    const result = await publishStore(db, driver);
-    outputOf(command).err(describePublish(result, location));
+    const result = await publishStore(db, plan.driver);
+    outputOf(command).err(describePublish(result, plan.location));
     return true;
   } catch (error) {
     return fail(
       command,
-      `${change}, but publishing the store to ${location} failed: ${(error as Error).message}\n` +
-        `The change is committed in ${dbFile}; it goes out with the next publish:\n  npx snapdeck store publish --to ${location} --db ${dbFile}`,
+      `${change}, but publishing the store to ${plan.location} failed: ${(error as Error).message}\n` +
+        `The change is committed in ${dbFile}; it goes out with the next publish:\n  npx snapdeck store publish --to ${plan.location} --db ${dbFile}`,
       'snapdeck.publish',
     );
   } finally {
-    await driver.close?.();
+    await plan.driver.close?.();
   }
 }

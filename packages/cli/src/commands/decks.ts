@@ -1,6 +1,6 @@
 import { CommanderError, type Command } from 'commander';
 import { DeckImportError, importDecksFromFile, openDatabase } from '@snapdeck/store';
-import { STORE_PROPAGATION_MS, publishAfterChange, publishHelp, publishTarget } from '../publish.ts';
+import { STORE_PROPAGATION_MS, publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
 import { ChangedDecks, MAX_DECK_KEYS, PURGE_URL_ENV, PurgeError, manualPurge, purgeSurrogateKeys, purgeTargets, purgeUrlOption } from '../purge.ts';
 
 export const DEFAULT_DB = 'data/snapdeck.db';
@@ -100,7 +100,7 @@ exits 1 after the import.`,
     .action(async (file: string, options: { db: string; purge?: string[]; publish?: string }, command: Command) => {
       const io = outputOf(command);
       const purge = purgeTargetsOf(command, options.purge);
-      const publish = publishTarget(options.publish);
+      const publish = preparePublish(command, options.publish);
       let published = false;
       const changed = new ChangedDecks();
       const db = openDatabase(options.db);

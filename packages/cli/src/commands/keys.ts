@@ -4,7 +4,7 @@ import { DEFAULT_QUOTA, KEY_CHANGE_CHECK_MS, KeyStore, SCOPES, openDatabase, typ
 import { positiveInteger } from '../options.ts';
 import { purgeUrlOption } from '../purge.ts';
 import { purgeAfterChange, purgeHelp, purgeTargetsOf } from './decks.ts';
-import { STORE_PROPAGATION_MS, publishAfterChange, publishHelp, publishTarget } from '../publish.ts';
+import { STORE_PROPAGATION_MS, publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
 
 const DEFAULT_DB = 'data/snapdeck.db';
 
@@ -25,7 +25,7 @@ export function registerKeysCommand(program: Command): void {
     .option('--publish <location>', publishHelp())
     .addHelpText('after', '\nExample:\n  npx snapdeck keys create --name partner-a --scope decks:browse:public --scope decks:read:public --quota 10000 --publish s3://my-bucket/snapdeck')
     .action(async (options: { name: string; scope?: string[]; quota: number; db: string; publish?: string }, command: Command) => {
-      const publish = publishTarget(options.publish);
+      const publish = preparePublish(command, options.publish);
       const db = openDatabase(options.db);
       try {
         const { key, record } = new KeyStore(db).create({ name: options.name, scopes: options.scope ?? [], quota: options.quota });
@@ -82,7 +82,7 @@ Example:
     )
     .action(async (keyOrId: string, options: { db: string; purge?: string[]; publish?: string }, command: Command) => {
       const purge = purgeTargetsOf(command, options.purge);
-      const publish = publishTarget(options.publish);
+      const publish = preparePublish(command, options.publish);
       const db = openDatabase(options.db);
       let revoked: ApiKey | null;
       let published = false;

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { DeckStore, MAX_SHARE_TTL_SECONDS, normalizeDeckId, openDatabase } from '@snapdeck/store';
 import { DEFAULT_DB, fail, outputOf } from './decks.ts';
-import { publishAfterChange, publishHelp, publishTarget } from '../publish.ts';
+import { publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
 
 function parseTtl(value: string): number {
   const ttl = Number(value);
@@ -22,7 +22,7 @@ function parseDeckId(value: string): string {
  * capture it: TOKEN=$(npx snapdeck tokens share ...)); a deck that does not exist is an error.
  */
 async function issueToken(command: Command, dbFile: string, deckId: string, publish: string | undefined, issue: (store: DeckStore) => string | null): Promise<void> {
-  const location = publishTarget(publish);
+  const location = preparePublish(command, publish);
   const db = openDatabase(dbFile);
   try {
     const token = issue(new DeckStore(db));
