@@ -117,7 +117,7 @@ describe('bad input to the store commands', () => {
     const manifest = JSON.parse((await driver.get(storeLayout.manifest(pointer.version)))!.body.toString());
     const segment = join(location, storeLayout.segment('decks', manifest.parts.decks.sha256, 0));
     const bytes = readFileSync(segment);
-    bytes[100] ^= 0xff;
+    bytes[100] = bytes[100]! ^ 0xff;
     await writeFile(segment, bytes);
     const corrupt = await runCli(['store', 'restore', '--from', location, '--db', target, '--force']);
     expect(corrupt.code).toBe(1);
@@ -158,7 +158,7 @@ describe('bad input to the store commands', () => {
     try {
       const ready = await fetch(`${gateway.url}/readyz`);
       expect(ready.status).toBe(503);
-      expect((await ready.json()).store.problem).toMatch(/no store has been published/);
+      expect(((await ready.json()) as { store: { problem: string } }).store.problem).toMatch(/no store has been published/);
       const keyed = await fetch(`${gateway.url}/v1/games`, { headers: { 'X-API-Key': `sd_live_${'0'.repeat(32)}` } });
       expect(keyed.status).toBe(500);
       const created = await runCli(['keys', 'create', '--name', 'late', '--db', join(dir, 'late.db'), '--publish', location]);

@@ -124,7 +124,7 @@ describe('two gateways following one published store', () => {
     // A new version whose auth part is stored with one byte flipped (its manifest names the good checksums).
     const good = (await driver.get(storeLayout.segment('auth', manifest.parts.auth.sha256, 0)))!.body;
     const bad = Buffer.from(good);
-    bad[bad.length - 100] ^= 0xff;
+    bad[bad.length - 100] = bad[bad.length - 100]! ^ 0xff;
     const fakeSha = sha256Hex(Buffer.concat([Buffer.from('corrupt'), good]));
     await driver.put(storeLayout.segment('auth', fakeSha, 0), bad);
     const version = newVersionId();

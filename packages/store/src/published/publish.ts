@@ -1,6 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import {
   PointerMovedError, newVersionId, readPointerAt, sha256Hex, swapPointer, verifyStored, versionTime, type StorageDriver,
 } from '@snapdeck/snapshot';
@@ -107,6 +107,21 @@ export async function readStoreManifest(driver: StorageDriver, version: string):
   }
 }
 
+/**
+ * A scratch folder for the part files, beside the database (same disk, and the database's size
+ * is what it must hold). Folders of killed publishes (over an hour old) are removed first.
+ */
+async function workFolder(db: Db): Promise<string> {
+  const file = db.memory ? join(tmpdir(), 'snapdeck-store') : resolve(db.name);
+  const prefix = `${basename(file)}.publish-`;
+  for (const name of await readdir(dirname(file)).catch(() => [] as string[])) {
+    if (!name.startsWith(prefix)) continue;
+    const info = await stat(join(dirname(file), name)).catch(() => null);
+    if (info && Date.now() - info.mtimeMs > 3_600_000) await rm(join(dirname(file), name), { recursive: true, force: true });
+  }
+  return mkdtemp(join(dirname(file), prefix));
+}
+
 export async function publishStore(db: Db, driver: StorageDriver, options: StorePublishOptions = {}): Promise<StorePublishResult> {
   const started = Date.now();
   const location = driver.location;
@@ -130,7 +145,7 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
     return { version: base.version, alreadyCurrent: true, built: [], bytesSent: 0, sizes: sizesOf(baseManifest), elapsedMs: Date.now() - started };
   }
 
-  const work = await mkdtemp(join(tmpdir(), 'snapdeck-store-publish-'));
+  const work = await workFolder(db);
   try {
     const parts: Partial<Record<StorePart, PartRef>> = {};
     const built: StorePart[] = [];

@@ -1,0 +1,208 @@
+/**
+ * Published-store benchmark (issue 8). Prints, from one run on this machine:
+ *   (a) publish time and published bytes of a full store (keys, tokens, decks) at 200,000 and
+ *       1,000,000 decks, and of a key change at each size (only the small auth part is sent);
+ *   (b) key-create and key-revoke propagation to two `serve --store` gateways: from the moment
+ *       the publish has returned until both answer 200 (resp. 401), p50 and p99 of 50 trials each
+ *       (target p99 ≤ 5 s), with the million-deck store;
+ *   (c) deck-import propagation: an import of 100 decks published, until both gateways serve them
+ *       (the decks part is rebuilt, uploaded and downloaded whole: this is the figure that grows
+ *       with the store);
+ *   (d) gateway RSS (peak) while it downloads and swaps to a new million-deck decks part;
+ *   (e) deck endpoints' requests/s (wrk) with --store against --db on the same million decks in the
+ *       same run (target ≥ 0.95×).
+ * The store location is a local folder (the same driver code as S3 minus the network; moto is
+ * far too slow for gigabytes). The deck databases are generated with the seeded generator and
+ * cached under the OS temp folder (keyed by count, seed, templates and schema); --fresh rebuilds.
+ *
+ * Usage: npm run bench:store [-- --seconds 8 --fresh]
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FsDriver } from '@snapdeck/snapshot';
+import { KeyStore, MIGRATIONS, importDecks, openDatabase, publishStore, type Db } from '@snapdeck/store';
+import { SYNTHETIC_TEMPLATES, generateDeckLines } from '../lib/deck-generator.ts';
+import { writeDefaultCatalog } from '../generate-catalog.ts';
+import { rssMB, startGatewayProcess, waitForHttp } from './lib/process.ts';
+import { PINNING, ensureWrk, pinServer, runWrk } from './lib/wrk.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cli = join(root, 'packages', 'cli', 'bin', 'snapdeck.js');
+const SEED = 20_261_122;
+const TRIALS = 50;
+const args = process.argv.slice(2);
+const seconds = Number(args[args.indexOf('--seconds') + 1] || 0) || 8;
+const fresh = args.includes('--fresh');
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+};
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A database of `count` generated decks, built once and cached (a copy is used, so runs start alike). */
+async function deckDatabase(count: number, work: string): Promise<string> {
+  const version = createHash('sha256').update(JSON.stringify({ count, SEED, SYNTHETIC_TEMPLATES, schema: MIGRATIONS.map((m) => [m.version, m.sql]) })).digest('hex').slice(0, 16);
+  const cached = join(tmpdir(), `snapdeck-bench-store-${count}-${version}.db`);
+  if (fresh) rmSync(cached, { force: true });
+  if (!existsSync(cached)) {
+    const building = `${cached}.building`;
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
+    console.error(`generating and importing ${count.toLocaleString('en')} decks (once; later runs reuse ${cached}) …`);
+    const db = openDatabase(building);
+    const result = await importDecks(db, generateDeckLines({ seed: SEED, count, templates: SYNTHETIC_TEMPLATES }));
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    renameSync(building, cached);
+    console.error(`imported in ${(result.elapsedMs / 1000).toFixed(0)} s`);
+  }
+  const copy = join(work, `decks-${count}.db`);
+  spawnSync('cp', [cached, copy]);
+  return copy;
+}
+
+function startStoreGateway(port: number, snapshots: string, location: string, cacheDir: string): Promise<ChildProcess> {
+  const gateway = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--snapshots', snapshots, '--store', location, '--cache-dir', cacheDir, '--store-poll-ms', '500'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, LOG_LEVEL: 'silent' },
+  });
+  pinServer(gateway.pid);
+  return waitForHttp(`http://127.0.0.1:${port}/healthz`, 600).then(() => gateway);
+}
+
+async function statusOf(url: string, key?: string): Promise<number> {
+  try {
+    const response = await fetch(url, { headers: key ? { 'X-API-Key': key } : {} });
+    await response.arrayBuffer();
+    return response.status;
+  } catch {
+    return 0;
+  }
+}
+
+/** ms from now until `check` holds on every base URL (polled every 10 ms). */
+async function until(bases: string[], check: (base: string) => Promise<boolean>, limitMs = 600_000): Promise<number> {
+  const started = performance.now();
+  const pending = new Set(bases);
+  while (pending.size > 0) {
+    for (const base of [...pending]) if (await check(base)) pending.delete(base);
+    if (pending.size === 0) break;
+    if (performance.now() - started > limitMs) throw new Error('did not propagate');
+    await sleep(10);
+  }
+  return performance.now() - started;
+}
+
+async function main(): Promise<void> {
+  ensureWrk();
+  const work = await mkdtemp(join(tmpdir(), 'snapdeck-bench-store-'));
+  const children: ChildProcess[] = [];
+  process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+  console.log(`snapdeck store benchmark — ${new Date().toISOString()}, node ${process.version}, ${PINNING}`);
+  console.log('2-core machine with other work running in parallel: figures are noisy.\n');
+
+  // (a) publish time and bytes.
+  const publishAt = async (count: number): Promise<{ db: Db; file: string; location: string }> => {
+    const file = await deckDatabase(count, work);
+    const db = openDatabase(file);
+    const keys = new KeyStore(db);
+    for (let i = 0; i < 100; i++) keys.create({ name: `partner ${i}` });
+    const location = join(work, `store-${count}`);
+    const driver = new FsDriver(location);
+    const full = await publishStore(db, driver);
+    keys.create({ name: 'one more' });
+    const keyChange = await publishStore(db, driver);
+    console.log(`(a) ${count.toLocaleString('en')} decks (${mb(statSync(file).size)} database): full publish ${(full.elapsedMs / 1000).toFixed(1)} s, ${mb(full.bytesSent)} sent (decks part ${mb(full.sizes.decks)}, auth part ${(full.sizes.auth / 1e3).toFixed(0)} kB); a key change: ${keyChange.elapsedMs} ms, ${(keyChange.bytesSent / 1e3).toFixed(0)} kB sent`);
+    return { db, file, location };
+  };
+  const small = await publishAt(200_000);
+  small.db.close();
+  const { db, file, location } = await publishAt(1_000_000);
+
+  // Snapshots of the default catalog.
+  const catalogDir = join(work, 'catalog');
+  writeDefaultCatalog(catalogDir);
+  const snapshots = join(work, 'snapshots');
+  if (spawnSync(process.execPath, [cli, 'build', '--catalog', catalogDir, '--out', snapshots], { stdio: ['ignore', 'ignore', 'inherit'] }).status !== 0) throw new Error('build failed');
+
+  // Two followers of the million-deck store.
+  const t0 = performance.now();
+  const ports = [18791, 18792];
+  const followers = await Promise.all(ports.map((port, i) => startStoreGateway(port, snapshots, location, join(work, `cache-${i}`))));
+  children.push(...followers);
+  const bases = ports.map((port) => `http://127.0.0.1:${port}`);
+  await until(bases, async (base) => (await statusOf(`${base}/readyz`)) === 200);
+  console.log(`\ntwo --store gateways started on the million-deck store (download + open) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  // (b) key propagation.
+  const keys = new KeyStore(db);
+  const driver = new FsDriver(location);
+  const create: number[] = [];
+  const revoke: number[] = [];
+  const probe = (base: string) => `${base}/v1/games`;
+  for (let i = 0; i < TRIALS; i++) {
+    const { key, record } = keys.create({ name: `trial ${i}` });
+    await publishStore(db, driver);
+    create.push(await until(bases, async (base) => (await statusOf(probe(base), key)) === 200));
+    keys.revoke(record.id);
+    await publishStore(db, driver);
+    revoke.push(await until(bases, async (base) => (await statusOf(probe(base), key)) === 401));
+  }
+  const fmt = (values: number[]) => `p50 ${quantile(values, 0.5).toFixed(0)} ms, p99 ${quantile(values, 0.99).toFixed(0)} ms, max ${Math.max(...values).toFixed(0)} ms`;
+  console.log(`(b) key create → 200 on both gateways (${TRIALS} trials, gateways poll every 500 ms): ${fmt(create)}`);
+  console.log(`    key revoke → 401 on both gateways (${TRIALS} trials): ${fmt(revoke)}`);
+
+  // (c) + (d) deck import propagation, with the gateways' RSS sampled while they swap.
+  const { key } = keys.create({ name: 'reader', scopes: ['decks:browse:public', 'decks:read:public'], quota: 1_000_000_000 });
+  await publishStore(db, driver);
+  await until(bases, async (base) => (await statusOf(probe(base), key)) === 200);
+  const before = followers.map((f) => rssMB(f.pid!).rss);
+  let peak = [0, 0];
+  const sampler = setInterval(() => (peak = followers.map((f, i) => Math.max(peak[i]!, rssMB(f.pid!).rss))), 50);
+  const newDecks = [...generateDeckLines({ seed: SEED + 1, count: 100, templates: SYNTHETIC_TEMPLATES })];
+  const marker = JSON.parse(newDecks[0]!) as { id: string };
+  const started = performance.now();
+  await importDecks(db, newDecks);
+  const published = await publishStore(db, driver);
+  const publishMs = performance.now() - started;
+  const visible = await until(bases, async (base) => (await statusOf(`${base}/v1/decks/${marker.id}`)) !== 404);
+  clearInterval(sampler);
+  console.log(`(c) deck import of 100 decks into 1,000,000: published in ${(publishMs / 1000).toFixed(1)} s (${mb(published.bytesSent)} sent), served by both gateways ${(visible / 1000).toFixed(1)} s after the publish returned`);
+  console.log(`(d) gateway RSS while downloading and swapping the million-deck decks part: before ${before.map((v) => v.toFixed(0)).join(' / ')} MB, peak ${peak.map((v) => v.toFixed(0)).join(' / ')} MB (the part is ${mb(published.sizes.decks)} on disk)`);
+
+  // (e) throughput, --store against --db on the same decks.
+  for (const f of followers.slice(1)) f.kill('SIGTERM');
+  db.close();
+  const { gateway: local, base: localBase } = await startGatewayProcess(cli, 18793, snapshots, file);
+  children.push(local);
+  const storeBase = `${bases[0]}/v1`;
+  const deckId = marker.id;
+  const endpoints = [
+    { name: 'GET /v1/decks/{id}', path: `/decks/${deckId}`, headers: {} as Record<string, string> },
+    { name: 'GET /v1/decks/public (limit 50)', path: '/decks/public?gameId=digimon&limit=50', headers: { 'X-API-Key': key } },
+  ];
+  console.log(`(e) requests/s, wrk 50 connections, ${seconds} s per run, alternating:`);
+  for (const endpoint of endpoints) {
+    const rounds: Array<{ store: number; db: number }> = [];
+    for (let round = 0; round < 2; round++) {
+      const s = runWrk(`${storeBase}${endpoint.path}`, { connections: 50, seconds, headers: endpoint.headers });
+      const d = runWrk(`${localBase}${endpoint.path}`, { connections: 50, seconds, headers: endpoint.headers });
+      if (s.non2xx || d.non2xx) throw new Error(`${endpoint.name}: non-2xx answers (${s.non2xx} / ${d.non2xx})`);
+      rounds.push({ store: s.requestsPerSecond, db: d.requestsPerSecond });
+    }
+    const store = Math.max(...rounds.map((r) => r.store));
+    const dbRate = Math.max(...rounds.map((r) => r.db));
+    console.log(`    ${endpoint.name}: --store ${store.toFixed(0)}/s, --db ${dbRate.toFixed(0)}/s → ${(store / dbRate).toFixed(2)}× (target ≥ 0.95×; best of 2 runs each)`);
+  }
+  for (const child of children) child.kill('SIGTERM');
+  await sleep(500);
+  await rm(work, { recursive: true, force: true });
+}
+
+await main();
