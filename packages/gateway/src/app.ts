@@ -103,13 +103,16 @@ export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
   healthRoutes(routes);
   metricsRoutes(routes, metrics);
 
-  const known = app.routes.map((route) => ({ method: route.method, matcher: patternToRegExp(route.path) }));
+  const known = app.routes.map((route) => ({ method: route.method, matcher: patternToRegExp(route.path), concrete: !route.path.includes(':') }));
   const unmatched = pipeline(
     [
       ...frame('unmatched'),
       (c) => {
         const path = c.req.path;
-        const allowed = [...new Set(known.filter((route) => route.matcher.test(path)).map((route) => route.method))];
+        const matching = known.filter((route) => route.matcher.test(path));
+        // A concrete route shadows a parameterised one: /v1/decks/details is not a deck id.
+        const concrete = matching.filter((route) => route.concrete);
+        const allowed = [...new Set((concrete.length > 0 ? concrete : matching).map((route) => route.method))];
         if (allowed.length > 0) {
           if (allowed.includes('GET')) allowed.push('HEAD');
           return sendError(c, 'methodNotAllowed', undefined, { Allow: [...allowed, 'OPTIONS'].join(', ') });

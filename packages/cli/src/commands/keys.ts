@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { DEFAULT_QUOTA, KeyStore, SCOPES, openDatabase } from '@snapdeck/gateway';
-import { positiveInteger } from '../options.ts';
+import { quota } from '../options.ts';
 
 const DEFAULT_DB = 'data/snapdeck.db';
 
@@ -16,7 +16,7 @@ export function registerKeysCommand(program: Command): void {
     .description('Create an API key and print it, alone, on stdout (it is shown only this once)')
     .requiredOption('--name <name>', 'who the key is for (shown in `keys list`)')
     .option('--scope <scope>', `grant a scope (repeatable): ${SCOPES.join(', ')}`, collect)
-    .option('--quota <n>', `requests per 15-minute window`, positiveInteger, DEFAULT_QUOTA)
+    .option('--quota <n>', `requests per 15-minute window (1 to 15 digits)`, quota, DEFAULT_QUOTA)
     .option('--db <file>', 'SQLite database', DEFAULT_DB)
     .addHelpText('after', '\nExample:\n  npx snapdeck keys create --name partner-a --scope decks:browse:public --scope decks:read:public --quota 10000')
     .action((options: { name: string; scope?: string[]; quota: number; db: string }) => {

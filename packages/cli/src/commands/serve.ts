@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadDeprecations, redactRedisUrl, startGateway, type Deprecation } from '@snapdeck/gateway';
-import { positiveInteger } from '../options.ts';
+import { positiveInteger, quota } from '../options.ts';
 
 function port(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
@@ -16,7 +16,7 @@ export function registerServeCommand(program: Command): void {
     .option('--snapshots <location>', 'snapshot location: a folder, or s3://bucket/prefix', 'snapshots')
     .option('--db <file>', 'SQLite database (keys, decks)', 'data/snapdeck.db')
     .option('--cache-mb <n>', 'memory for cached pages and cards, in MiB', positiveInteger, 128)
-    .option('--address-quota <n>', 'requests per 15-minute window per client address for GET /v1/decks/{deckId} (no key)', positiveInteger, 3000)
+    .option('--address-quota <n>', 'requests per 15-minute window per client address for GET /v1/decks/{deckId} (no key)', quota, 3000)
     .option('--trust-proxy', 'take client addresses from X-Forwarded-For (only behind a proxy you trust)')
     .option('--redis <url>', 'share quotas across gateway processes through Redis (redis://host:6379); while it is unreachable each process counts alone')
     .option('--deprecations <file>', 'JSON array of {method?, path, announcedAt, sunsetAt, link}: routes that answer with Deprecation, Sunset and Link headers')
