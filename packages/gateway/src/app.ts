@@ -16,6 +16,7 @@ import { cardRoutes } from './routes/cards.ts';
 import { deckRoutes } from './routes/decks.ts';
 import { gamesRoutes } from './routes/games.ts';
 import { openApiRoutes } from './routes/openapi.ts';
+import { docsRoutes } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { GatewayMetrics, metricsRoutes } from './routes/metrics.ts';
 
@@ -100,6 +101,7 @@ export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
   cardRoutes(routes);
   deckRoutes(routes);
   openApiRoutes(routes);
+  docsRoutes(routes);
   healthRoutes(routes);
   metricsRoutes(routes, metrics);
 
