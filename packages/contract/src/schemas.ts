@@ -112,3 +112,20 @@ export const gaTtsResponse = envelope(
     }),
   }),
 );
+
+/** The API's shapes as TypeScript types, for clients (packages/client): one source, the schemas. */
+export type ErrorBody = z.infer<typeof errorBody>;
+export type ApiGame = z.infer<typeof gameSchema>;
+export type CardEntry = z.infer<typeof cardEntrySchema>;
+export type DeckSummary = z.infer<typeof deckSummarySchema>;
+export type DeckDetail = z.infer<typeof deckDetailSchema>;
+export type Deck = z.infer<typeof deckSchema>;
+export type GaTtsCard = z.infer<typeof gaTtsCardSchema>;
+export type GaTtsDeck = z.infer<typeof gaTtsResponse>['data'];
+export type PublicDecksPage = z.infer<typeof publicDecksResponse>['data'];
+export type DeckDetailsResult = z.infer<typeof deckDetailsResponse>['data'];
+export interface CardsPage<Hit> {
+  hits: Hit[];
+  cursor: string | null;
+  totalHits: number;
+}
