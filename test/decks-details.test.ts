@@ -1,6 +1,6 @@
 /**
- * POST /v1/decks/details over HTTP (interface.md §4.5, decisions.md "Decks"), and Chrono Core
- * zone resolution (interface.md §2.5) through it and GET /v1/decks/{deckId}, including what a
+ * POST /v1/decks/details over HTTP (interface.md §4.5, decisions.md "Decks"), and Chrono Core and
+ * Digimon zone resolution (interface.md §2.5, decisions.md "Zones") through it and GET /v1/decks/{deckId}, including what a
  * catalog rebuild does to decks already served. Every response is checked by DeckClient
  * (helpers/decks.ts): common headers, zod schemas, /v1/openapi.json.
  */
@@ -22,9 +22,14 @@ const auth = () => ({ 'X-API-Key': env.key });
 const details = (body: unknown, headers: Record<string, string> = auth()) =>
   env.client.post('/decks/details', typeof body === 'string' ? body : JSON.stringify(body), headers);
 
-/** Catalog card ids of a chrono-core card type, in catalog order. */
-function chrono(type: string): string[] {
-  return env.catalogs['chrono-core']!.filter((card) => card.cardType === type).map((card) => card.id);
+/** Catalog card ids of a card type, in catalog order. */
+function ofType(game: GameSlug, type: string): string[] {
+  return env.catalogs[game]!.filter((card) => card.cardType === type).map((card) => card.id);
+}
+const chrono = (type: string) => ofType('chrono-core', type);
+
+function isDigiEgg(cardId: string): boolean {
+  return ofType('digimon', 'Digi-Egg').includes(cardId);
 }
 
 function makeDeck(gameId: GameSlug, cards: DeckLine['cards'], overrides: Partial<DeckLine> = {}): DeckLine {
@@ -46,9 +51,18 @@ async function put(...lines: DeckLine[]): Promise<void> {
   await importLines(env.dbFile, lines);
 }
 
-/** The detail the contract expects when no zone needs the catalog: absent zone → main. */
+/**
+ * The detail the contract expects for the decks below (none is chrono-core): a recognised zone is
+ * kept; digimon resolves an absent or unrecognised zone from the catalog (Digi-Egg → digi-egg,
+ * else main); gundam and grand-archive: absent → main, unrecognised kept.
+ */
 function plainDetail(deck: DeckLine) {
-  return { id: deck.id, gameId: deck.gameId, name: deck.name, cards: deck.cards.map((c) => ({ cardId: c.cardId, quantity: c.quantity, zoneId: c.zoneId ?? 'main' })) };
+  const zoneOf = (cardId: string, zone: string | null | undefined): string => {
+    if (deck.gameId !== 'digimon') return zone ?? 'main';
+    if (zone === 'main' || zone === 'digi-egg') return zone;
+    return isDigiEgg(cardId) ? 'digi-egg' : 'main';
+  };
+  return { id: deck.id, gameId: deck.gameId, name: deck.name, cards: deck.cards.map((c) => ({ cardId: c.cardId, quantity: c.quantity, zoneId: zoneOf(c.cardId, c.zoneId) })) };
 }
 
 let publicDecks: DeckLine[] = [];
@@ -68,6 +82,7 @@ beforeAll(async () => {
     makeDeck('gundam', [
       { cardId: ids('gundam', 1)[0]!, quantity: 4 },
       { cardId: ids('gundam', 1, 5)[0]!, quantity: 10, zoneId: 'resource' },
+      { cardId: ids('gundam', 1, 6)[0]!, quantity: 1, zoneId: 'side-deck' },
     ], { name: '<script>alert("x")</script> & "quotes"' }),
     makeDeck('grand-archive', [
       { cardId: ids('grand-archive', 1)[0]!, quantity: 1, zoneId: 'material' },
@@ -253,12 +268,37 @@ describe('POST /v1/decks/details', () => {
 });
 
 describe('zones', () => {
-  it('other games: an absent zone is main, an unrecognised one is kept as stored', async () => {
-    const digimon = publicDecks[0]!;
-    const r = await details({ ids: [digimon.id] });
-    expect(r.body.data.decks[0].cards.map((c: { zoneId: string }) => c.zoneId)).toEqual(['main', 'digi-egg', 'main', 'side-deck']);
-    const json = await env.client.get(`/decks/${digimon.id}`);
+  it('gundam and grand-archive: an absent zone is main, an unrecognised one is kept as stored', async () => {
+    const gundam = publicDecks[1]!;
+    const r = await details({ ids: [gundam.id] });
+    expect(r.body.data.decks[0].cards.map((c: { zoneId: string }) => c.zoneId)).toEqual(['main', 'resource', 'side-deck']);
+    const json = await env.client.get(`/decks/${gundam.id}`);
     expect(json.body.data.cards).toEqual(r.body.data.decks[0].cards);
+  });
+
+  it('digimon: no zone or an unrecognised one → digi-egg for Digi-Egg cards, main otherwise; a recognised zone is kept even when wrong', async () => {
+    const eggs = ofType('digimon', 'Digi-Egg');
+    const [digimon1, digimon2, digimon3] = ofType('digimon', 'Digimon');
+    const deck = makeDeck('digimon', [
+      { cardId: digimon1!, quantity: 4 },
+      { cardId: eggs[0]!, quantity: 4 },
+      { cardId: digimon3!, quantity: 2, zoneId: 'digi-egg' }, // recognised, wrong: kept
+      { cardId: eggs[1]!, quantity: 1, zoneId: 'main' }, // recognised, wrong: kept
+      { cardId: eggs[2]!, quantity: 1, zoneId: 'egg-deck' }, // not a digimon zone: resolved
+      { cardId: digimon2!, quantity: 2, zoneId: 'sideboard' }, // not a digimon zone: resolved
+      { cardId: MISSING_CARD, quantity: 1 }, // not in the catalog: main
+    ]);
+    await put(deck);
+    const zones = ['main', 'digi-egg', 'digi-egg', 'main', 'digi-egg', 'main', 'main'];
+    const want = deck.cards.map((c, i) => ({ cardId: c.cardId, quantity: c.quantity, zoneId: zones[i] }));
+    const r = await details({ ids: [deck.id] });
+    expect(r.body.data.decks).toEqual([{ id: deck.id, gameId: 'digimon', name: deck.name, cards: want }]);
+    expect((await env.client.get(`/decks/${deck.id}`)).body.data.cards).toEqual(want);
+    const text = (await env.client.get(`/decks/${deck.id}?format=text`)).text.split('\n');
+    expect(text.filter((line) => line.startsWith('//'))).toEqual(['// Digi-Egg Deck', '// Main Deck']);
+    expect(text.slice(1, text.indexOf('// Main Deck')).map((line) => /\((\S+)\)$/.exec(line)![1])).toEqual([eggs[0], digimon3, eggs[2]]);
+    const limitless = (await env.client.get(`/decks/${deck.id}/text?format=limitless`, auth())).text.split('\n').filter(Boolean);
+    expect(limitless.map((line) => line.split(' ').at(-1))).toEqual([eggs[0], digimon3, eggs[2], digimon1, eggs[1], digimon2, MISSING_CARD]);
   });
 
   it('chrono-core: no zone → loadout for Core and Pilot, main otherwise; a recognised zone is kept even when wrong; an unrecognised one is resolved', async () => {

@@ -35,14 +35,37 @@ function nameOf(game: GameSlug, id: string): string {
   return card ? CARD_MODELS[game].nameOf(card as never) : id;
 }
 
-/** Served entries: zones as stored, absent → main (the decks below need no catalog for zones). */
+/** decisions.md "Zones", written out independently of the gateway's zones.ts. */
+const RECOGNIZED: Record<GameSlug, string[]> = {
+  digimon: ['main', 'digi-egg'],
+  gundam: ['main', 'resource'],
+  'grand-archive': ['main', 'material', 'references', 'sideboard'],
+  'chrono-core': ['loadout', 'main', 'sideboard'],
+};
+const ZONE_OF_CARD_TYPE: Partial<Record<GameSlug, Record<string, string>>> = {
+  digimon: { 'Digi-Egg': 'digi-egg' },
+  'chrono-core': { Core: 'loadout', Pilot: 'loadout' },
+};
+
+/**
+ * Served entries: a recognised stored zone is kept; in digimon and chrono-core an absent or
+ * unrecognised one comes from the catalog card's type (main when the card is missing); elsewhere
+ * absent → main and unrecognised is kept.
+ */
 function served(deck: DeckLine) {
-  return deck.cards.map((c) => ({ cardId: c.cardId, quantity: c.quantity, zoneId: c.zoneId ?? 'main' }));
+  const game = deck.gameId;
+  const zoneOf = (cardId: string, zone: string | null | undefined): string => {
+    if (zone != null && RECOGNIZED[game].includes(zone)) return zone;
+    const byType = ZONE_OF_CARD_TYPE[game];
+    if (!byType) return zone ?? 'main';
+    return byType[String(catalogCard(game, cardId)?.cardType)] ?? 'main';
+  };
+  return deck.cards.map((c) => ({ cardId: c.cardId, quantity: c.quantity, zoneId: zoneOf(c.cardId, c.zoneId) }));
 }
 
 /** Zone groups in export order (decisions.md): leading zones, then others by first appearance. */
 function groups(deck: DeckLine): Array<[string, ReturnType<typeof served>]> {
-  const leading = deck.gameId === 'grand-archive' ? ['material', 'main', 'sideboard'] : ['digi-egg', 'resource', 'loadout', 'main', 'sideboard'];
+  const leading = deck.gameId === 'grand-archive' ? ['main', 'material', 'sideboard'] : ['digi-egg', 'resource', 'loadout', 'main', 'sideboard'];
   const map = new Map<string, ReturnType<typeof served>>(leading.map((zone) => [zone, []]));
   for (const card of served(deck)) {
     if (!map.has(card.zoneId)) map.set(card.zoneId, []);
@@ -55,11 +78,11 @@ function groups(deck: DeckLine): Array<[string, ReturnType<typeof served>]> {
 function expectedText(deck: DeckLine): string {
   const game = deck.gameId;
   if (game === 'grand-archive') {
-    const byZone = new Map(groups(deck));
-    const section = (zone: string) => [`# ${label(zone)}`, ...(byZone.get(zone) ?? []).map((c) => `${c.quantity} ${nameOf(game, c.cardId)}`)].join('\n');
-    const sections = [section('material'), section('main')];
-    if (byZone.has('sideboard')) sections.push(section('sideboard'));
-    return `${sections.join('\n\n')}\n`;
+    // The Omnideck layout: non-empty sections in export order, references left out.
+    const sections = groups(deck)
+      .filter(([zone]) => zone !== 'references')
+      .map(([zone, cards]) => [`# ${label(zone)}`, ...cards.map((c) => `${c.quantity} ${nameOf(game, c.cardId)}`)].join('\n'));
+    return sections.length ? `${sections.join('\n\n')}\n` : '';
   }
   const all = groups(deck);
   const rows: string[] = [];
@@ -108,6 +131,7 @@ beforeAll(async () => {
   const ga = ids('grand-archive');
   const cc = env.catalogs['chrono-core']!;
   const ccOf = (type: string) => cc.filter((card) => card.cardType === type).map((card) => card.id);
+  const dgOf = (type: string) => env.catalogs.digimon!.filter((card) => card.cardType === type).map((card) => card.id);
   const lines = [
     deck('digimon', 'digimon', [
       { cardId: dg[10]!, quantity: 4, zoneId: 'main' },
@@ -117,6 +141,14 @@ beforeAll(async () => {
       { cardId: 'BT99-999', quantity: 1, zoneId: 'main' },
       { cardId: dg[1]!, quantity: 1, zoneId: 'digi-egg' },
       { cardId: dg[13]!, quantity: 2, zoneId: 'side-deck' },
+      { cardId: dgOf('Digi-Egg')[2]!, quantity: 2 }, // an egg stored without a zone
+      { cardId: dgOf('Digi-Egg')[3]!, quantity: 1, zoneId: 'eggs' }, // an egg in an unrecognised zone
+      { cardId: dgOf('Digi-Egg')[4]!, quantity: 1, zoneId: 'main' }, // recognised, wrong: kept
+    ]),
+    deck('gundam other zones', 'gundam', [
+      { cardId: gd[7]!, quantity: 4 },
+      { cardId: gd[8]!, quantity: 1, zoneId: 'side-deck' },
+      { cardId: gd[21]!, quantity: 5, zoneId: 'resource' },
     ]),
     deck('gundam', 'gundam', [
       { cardId: gd[3]!, quantity: 4 },
@@ -159,7 +191,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-const PUBLIC = ['digimon', 'gundam', 'gundam one zone', 'grand-archive', 'grand-archive no sideboard', 'chrono-core', 'empty'];
+const PUBLIC = ['digimon', 'gundam', 'gundam one zone', 'gundam other zones', 'grand-archive', 'grand-archive no sideboard', 'chrono-core', 'empty'];
 
 describe('GET /v1/decks/{deckId}', () => {
   it.each(PUBLIC)('format=json (the default), no key needed: the full deck of %s', async (name) => {
@@ -199,11 +231,18 @@ describe('GET /v1/decks/{deckId}', () => {
     const dg = decks.digimon!;
     const text = (await get(`/decks/${dg.id}?format=text`)).text;
     const lines = text.split('\n');
-    expect(lines.filter((line) => line.startsWith('//'))).toEqual(['// Digi-Egg Deck', '// Main Deck', '// Sideboard', '// Side-Deck']);
+    // digimon resolves absent and unrecognised zones from the catalog: eggs under Digi-Egg Deck.
+    expect(lines.filter((line) => line.startsWith('//'))).toEqual(['// Digi-Egg Deck', '// Main Deck']);
+    const eggs = lines.slice(1, lines.indexOf('// Main Deck'));
+    expect(eggs.map((line) => /\((\S+)\)$/.exec(line)![1])).toEqual([dg.cards[1]!.cardId, dg.cards[5]!.cardId, dg.cards[7]!.cardId, dg.cards[8]!.cardId]);
+    expect(lines.slice(lines.indexOf('// Main Deck'))).toContain(`1 ${nameOf('digimon', dg.cards[9]!.cardId)} (${dg.cards[9]!.cardId})`);
+    // Gundam keeps an unrecognised zone, after the leading ones.
+    const gundamText = (await get(`/decks/${decks['gundam other zones']!.id}?format=text`)).text;
+    expect(gundamText.split('\n').filter((line) => line.startsWith('//'))).toEqual(['// Resource Deck', '// Main Deck', '// Side-Deck']);
     expect(text).toContain('\n1 BT99-999 (BT99-999)\n'); // not in the catalog: its id as its name
     expect((await get(`/decks/${decks['gundam one zone']!.id}?format=text`)).text.startsWith('//')).toBe(false);
     const ga = (await get(`/decks/${decks['grand-archive']!.id}?format=text`)).text;
-    expect(ga.split('\n').filter((line) => line.startsWith('#'))).toEqual(['# Material Deck', '# Main Deck', '# Sideboard']);
+    expect(ga.split('\n').filter((line) => line.startsWith('#'))).toEqual(['# Main Deck', '# Material Deck', '# Sideboard']);
     expect(ga).not.toContain(nameOf('grand-archive', decks['grand-archive']!.cards[2]!.cardId)); // references are not listed
     expect((await get(`/decks/${decks['grand-archive no sideboard']!.id}?format=text`)).text).not.toContain('# Sideboard');
     expect((await get(`/decks/${decks.empty!.id}?format=text`)).text).toBe('');
@@ -392,12 +431,12 @@ describe('GET /v1/decks/{deckId}/text', () => {
       expect(r.headers.get('content-type')).toBe(TEXT_PLAIN);
       expect(r.headers.get('vary')).toContain('X-API-Key');
       if (d.gameId === 'grand-archive' && format === 'limitless') {
-        // One line per entry; material before main before sideboard (references: not fixed).
+        // One line per entry; main before material before sideboard (references: not fixed).
         const lines = r.text.split('\n').filter(Boolean);
         expect([...lines].sort()).toEqual(served(d).map((c) => `${c.quantity} ${nameOf('grand-archive', c.cardId)} ${c.cardId}`).sort());
         const zoneOfLine = (line: string) => served(d).find((c) => line.endsWith(` ${c.cardId}`))!.zoneId;
         const order = lines.map(zoneOfLine).filter((z) => z !== 'references');
-        expect(order).toEqual([...order].sort((a, b) => ['material', 'main', 'sideboard'].indexOf(a) - ['material', 'main', 'sideboard'].indexOf(b)));
+        expect(order).toEqual([...order].sort((a, b) => ['main', 'material', 'sideboard'].indexOf(a) - ['main', 'material', 'sideboard'].indexOf(b)));
       } else if (d.gameId === 'grand-archive') {
         const lines = r.text.split('\n').filter(Boolean);
         expect([...lines].sort()).toEqual(served(d).map((c) => `${c.quantity} ${nameOf('grand-archive', c.cardId)} (GA) (${c.cardId})`).sort());
@@ -538,19 +577,40 @@ describe('the per-address limit of GET /v1/decks/{deckId}', () => {
     }
   });
 
-  it('behind a trusted proxy, each forwarded client address has its own quota', async () => {
-    const gateway = await startExtraGateway(env, { addressQuota: 2, trustProxy: true });
+  it('behind one trusted proxy, the client is the rightmost X-Forwarded-For entry: a forged left part changes nothing', async () => {
+    const gateway = await startExtraGateway(env, { addressQuota: 2, trustProxy: 1 });
     try {
       const id = decks.gundam!.id;
-      const as = (address: string) => ({ 'X-Forwarded-For': address });
+      const as = (forwarded: string) => ({ 'X-Forwarded-For': forwarded });
       expect((await gateway.client.get(`/decks/${id}`, as('203.0.113.1'))).status).toBe(200);
-      expect((await gateway.client.get(`/decks/${id}`, as('203.0.113.1, 10.0.0.1'))).status).toBe(200);
-      const limited = await gateway.client.get(`/decks/${id}`, as('203.0.113.1'));
-      expect(limited.status).toBe(429);
-      expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+      // What the client wrote stands left of what the proxy appended.
+      expect((await gateway.client.get(`/decks/${id}`, as('198.51.100.7, 203.0.113.1'))).status).toBe(200);
+      for (const forged of ['198.51.100.8', '198.51.100.9, 10.1.1.1', 'not-an-address', '203.0.113.99']) {
+        const limited = await gateway.client.get(`/decks/${id}`, as(`${forged}, 203.0.113.1`));
+        expect(limited.status).toBe(429);
+        expect(limited.body).toEqual({ error: ERRORS.rateLimitExceeded });
+        expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+      }
       expect((await gateway.client.get(`/decks/${id}`, as('203.0.113.2'))).status).toBe(200);
-      expect((await gateway.client.get(`/decks/${id}`, as('10.0.0.1, 203.0.113.1'))).status).toBe(200);
-      expect((await gateway.client.get(`/decks/${id}`)).status).toBe(200); // the proxy itself
+      expect((await gateway.client.get(`/decks/${id}`, as('203.0.113.1, 203.0.113.3'))).status).toBe(200);
+      expect((await gateway.client.get(`/decks/${id}`)).status).toBe(200); // no header: the proxy itself
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('behind N trusted proxies (--trust-proxy N), the client is the Nth entry from the right', async () => {
+    const gateway = await startExtraGateway(env, { addressQuota: 2, trustProxy: 2 });
+    try {
+      const id = decks.gundam!.id;
+      // client → edge proxy (appends the client) → inner proxy (appends the edge) → gateway
+      const via = (forged: string, client: string) => ({ 'X-Forwarded-For': `${forged}${client}, 10.0.0.5` });
+      expect((await gateway.client.get(`/decks/${id}`, via('', '203.0.113.21'))).status).toBe(200);
+      expect((await gateway.client.get(`/decks/${id}`, via('198.51.100.1, ', '203.0.113.21'))).status).toBe(200);
+      expect((await gateway.client.get(`/decks/${id}`, via('198.51.100.2, ', '203.0.113.21'))).status).toBe(429);
+      expect((await gateway.client.get(`/decks/${id}`, via('', '203.0.113.22'))).status).toBe(200);
+      // The inner proxy's own entry is not the client: other clients through it are counted apart.
+      expect((await gateway.client.get(`/decks/${id}`, via('203.0.113.21, ', '203.0.113.23'))).status).toBe(200);
     } finally {
       await gateway.close();
     }

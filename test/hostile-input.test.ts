@@ -3,7 +3,9 @@
  * repeated, empty and oversized parameters, path tricks and bad headers on every route, with and
  * without a key. Every answer must be a 2xx/3xx/4xx with a JSON error body for the 4xx.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERRORS } from '@snapdeck/contract';
 import { startDeckEnv, type DeckTestEnv } from './helpers/decks.ts';
 
 let env: DeckTestEnv;
@@ -46,5 +48,40 @@ describe('hostile input', () => {
       const response = await fetch(`${env.gateway.base}/decks/details`, { method: 'POST', headers: { 'X-API-Key': env.key, 'Content-Type': 'application/json' }, body });
       expect(response.status, body.slice(0, 20)).toBe(400);
     }
+  });
+
+  // Found by test/generated/openapi-requests.test.ts (a 16 KiB cardId): Node's parser answered a
+  // bare 431 with no body and none of the contract's headers.
+  it('a request line or headers over 16 KiB get the contract\'s JSON 431, with nosniff and CORS', async () => {
+    for (const [path, headers] of [
+      [`/v1/games/digimon/cards/${'x'.repeat(17_000)}`, { 'X-API-Key': env.key }],
+      ['/v1/games', { 'X-API-Key': env.key, 'X-Padding': 'p'.repeat(17_000) }],
+    ] as const) {
+      const response = await fetch(`${env.gateway.url}${path}`, { headers });
+      expect(response.status).toBe(431);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(await response.json()).toEqual({ error: ERRORS.headersTooLarge });
+    }
+    // The gateway goes on serving.
+    expect((await fetch(`${env.gateway.base}/games`, { headers: { 'X-API-Key': env.key } })).status).toBe(200);
+  });
+
+  it('bytes that are not HTTP get a JSON 400 and the connection is closed', async () => {
+    const { port } = new URL(env.gateway.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write('GET /v1/games HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(head).toContain('X-Content-Type-Options: nosniff');
+    expect(head).toContain('Access-Control-Allow-Origin: *');
+    expect(JSON.parse(body!)).toEqual({ error: ERRORS.badRequest });
   });
 });

@@ -18,3 +18,9 @@ export function quota(value: string): number {
   }
   return n;
 }
+
+/** Commander parser for counts where 0 means "none" (trusted proxy hops). */
+export function nonNegativeInteger(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number (0 or more)');
+  return Number(value);
+}

@@ -10,6 +10,9 @@ export const ERRORS = {
   internal: 'Internal server error',
   notFound: 'Not found',
   methodNotAllowed: 'Method not allowed',
+  // Requests the HTTP parser refuses before any route sees them (gateway http/client-error.ts).
+  headersTooLarge: 'Request header fields too large',
+  badRequest: 'Malformed HTTP request',
 
   gameNotFound: 'Game not found',
   cardNotFound: 'Card not found',
@@ -42,6 +45,8 @@ export const ERROR_STATUS: Record<keyof typeof ERRORS, number> = {
   internal: 500,
   notFound: 404,
   methodNotAllowed: 405,
+  headersTooLarge: 431,
+  badRequest: 400,
   gameNotFound: 404,
   cardNotFound: 404,
   invalidCardId: 400,

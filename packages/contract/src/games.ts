@@ -17,6 +17,13 @@ export interface Game {
   cardIdPattern: RegExp;
   /** Zones a stored deck entry may carry that are kept as they are (decisions.md). */
   zones: readonly string[];
+  /**
+   * Games whose deck entries with an absent or unrecognised stored zone take their zone from the
+   * catalog (decisions.md "Zones"): the card's `cardType` listed here gives the zone, any other
+   * type, or a card missing from the catalog, gives `main`. In games without it an absent zone is
+   * `main` and an unrecognised one is kept (zoneId is an open string).
+   */
+  zoneByCardType?: Readonly<Record<string, string>>;
 }
 
 export const GAMES: readonly Game[] = [
@@ -28,6 +35,8 @@ export const GAMES: readonly Game[] = [
     // BT1-010, ST1-01, EX1-001, P-001 (promos have a one-letter set code in the real data).
     cardIdPattern: /^[A-Z0-9]+-\d+$/,
     zones: ['main', 'digi-egg'],
+    // Real digimon exports mostly carry no egg section: eggs are told apart by their card type.
+    zoneByCardType: { 'Digi-Egg': 'digi-egg' },
   },
   {
     slug: 'gundam',
@@ -55,6 +64,8 @@ export const GAMES: readonly Game[] = [
     // WNR01-001, SD01-001.
     cardIdPattern: /^[A-Z]{2,}\d{2}-\d{3}$/,
     zones: ['loadout', 'main', 'sideboard'],
+    // interface.md §2.5: the starting loadout is the deck's Core and Pilot cards.
+    zoneByCardType: { Core: 'loadout', Pilot: 'loadout' },
   },
 ];
 

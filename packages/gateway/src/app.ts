@@ -28,8 +28,11 @@ export interface GatewayOptions {
   log: Logger;
   /** Quota per client address for GET /v1/decks/{deckId} (no key). */
   addressQuota?: number;
-  /** Take the client address from X-Forwarded-For (only behind a proxy you trust). */
-  trustProxy?: boolean;
+  /**
+   * How many proxies in front of the gateway are trusted to append to X-Forwarded-For (0 or
+   * absent: none; the socket peer is the client). See http/client-address.ts.
+   */
+  trustProxy?: number;
   /** Routes answering with Deprecation / Sunset / Link headers (middleware/deprecation.ts). */
   deprecations?: Deprecation[];
 }

@@ -8,6 +8,7 @@ import { openDatabase, type Db } from './db/database.ts';
 import { KeyStore } from './keys/store.ts';
 import { MemoryQuotaCounter, type QuotaCounter } from './quota/counter.ts';
 import { RedisQuotaCounter } from './quota/redis.ts';
+import { answerClientErrors } from './http/client-error.ts';
 import { parseDeprecations, type Deprecation } from './middleware/deprecation.ts';
 
 export interface GatewayConfig {
@@ -19,7 +20,8 @@ export interface GatewayConfig {
   cacheBytes?: number;
   pointerTtlMs?: number;
   addressQuota?: number;
-  trustProxy?: boolean;
+  /** Trusted proxy hops for the client address (http/client-address.ts); 0 or absent: none. */
+  trustProxy?: number;
   log?: Logger;
   /**
    * redis://host:port: quotas shared by every gateway process using it. Without it, each process
@@ -76,6 +78,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s as Server));
     (s as Server).once('error', reject);
   });
+  answerClientErrors(server, log);
   // Longer than a typical load balancer's idle timeout, so it closes idle connections first.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

@@ -1,6 +1,6 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadDeprecations, redactRedisUrl, startGateway, type Deprecation } from '@snapdeck/gateway';
-import { positiveInteger, quota } from '../options.ts';
+import { nonNegativeInteger, positiveInteger, quota } from '../options.ts';
 
 function port(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
@@ -17,7 +17,14 @@ export function registerServeCommand(program: Command): void {
     .option('--db <file>', 'SQLite database (keys, decks)', 'data/snapdeck.db')
     .option('--cache-mb <n>', 'memory for cached pages and cards, in MiB', positiveInteger, 128)
     .option('--address-quota <n>', 'requests per 15-minute window per client address for GET /v1/decks/{deckId} (no key)', quota, 3000)
-    .option('--trust-proxy', 'take client addresses from X-Forwarded-For (only behind a proxy you trust)')
+    .addOption(
+      new Option(
+        '--trust-proxy [hops]',
+        'the gateway sits behind this many proxies you trust (default 1 when given without a number): the client address for the per-address limit is the Nth X-Forwarded-For entry from the right, the one your nearest proxy appended',
+      )
+        .argParser(nonNegativeInteger)
+        .preset(1),
+    )
     .option('--redis <url>', 'share quotas across gateway processes through Redis (redis://host:6379); while it is unreachable each process counts alone')
     .option('--deprecations <file>', 'JSON array of {method?, path, announcedAt, sunsetAt, link}: routes that answer with Deprecation, Sunset and Link headers')
     .addHelpText(
@@ -25,13 +32,14 @@ export function registerServeCommand(program: Command): void {
       `
 A newly built version becomes the one served within a second, without a restart. SIGTERM or
 Ctrl-C stops accepting connections and lets in-flight requests finish. --port 0 picks a free
-port; the URL is printed on stderr either way. Also served: GET /healthz, /readyz, /metrics.
+port; the URL is printed on stderr either way. Also served: GET /healthz, /readyz, /metrics, and
+the API reference at /docs.
 LOG_LEVEL (default info; silent turns the JSON access log off) sets what is logged on stdout.
 
 Example:
   npx snapdeck serve --port 8787 --snapshots snapshots --db data/snapdeck.db`,
     )
-    .action(async (options: { port: number; host: string; snapshots: string; db: string; cacheMb: number; addressQuota: number; trustProxy?: boolean; redis?: string; deprecations?: string }) => {
+    .action(async (options: { port: number; host: string; snapshots: string; db: string; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; deprecations?: string }) => {
       // A wrong file stops the start-up with the problems listed (main.ts prints the message).
       const deprecations: Deprecation[] | undefined = options.deprecations ? await loadDeprecations(options.deprecations) : undefined;
       const gateway = await startGateway({
@@ -41,7 +49,7 @@ Example:
         db: options.db,
         cacheBytes: options.cacheMb * 1024 * 1024,
         addressQuota: options.addressQuota,
-        trustProxy: options.trustProxy ?? false,
+        trustProxy: options.trustProxy ?? 0,
         redis: options.redis,
         deprecations,
       });

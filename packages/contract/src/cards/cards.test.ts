@@ -4,7 +4,7 @@ import { CARD_ID_PATTERN, GAME_SLUGS, findGame, type GameSlug } from '../games.t
 import {
   CARD_MODELS,
   CHRONO_CORE_CARD_TYPES,
-  CHRONO_CORE_LOADOUT_CARD_TYPES,
+  DIGIMON_CARD_TYPES,
   digimonTimingsOf,
   type ChronoCoreCard,
   type DigimonCard,
@@ -345,13 +345,32 @@ describe('grand-archive', () => {
 describe('chrono-core', () => {
   it('has the loadout card types Core and Pilot (decisions.md "Zones")', () => {
     expect(CHRONO_CORE_CARD_TYPES).toEqual(expect.arrayContaining(['Core', 'Pilot']));
-    expect([...CHRONO_CORE_LOADOUT_CARD_TYPES].sort()).toEqual(['Core', 'Pilot']);
+    expect(findGame('chrono-core')!.zoneByCardType).toEqual({ Core: 'loadout', Pilot: 'loadout' });
     expect(CARD_MODELS['chrono-core'].card.safeParse(with_(chronoCard, { cardType: 'Pilot', slot: null })).success).toBe(true);
     expect(CARD_MODELS['chrono-core'].card.safeParse(with_(chronoCard, { cardType: 'Mech' })).success).toBe(false);
   });
 
   it('requires the card number to start with the set id', () => {
     expect(CARD_MODELS['chrono-core'].card.safeParse(with_(chronoCard, { setId: 'SD01' })).success).toBe(false);
+  });
+});
+
+describe('zones from card types (games.ts, decisions.md "Zones")', () => {
+  it('digimon eggs go to digi-egg; gundam and grand-archive never consult the catalog', () => {
+    expect(findGame('digimon')!.zoneByCardType).toEqual({ 'Digi-Egg': 'digi-egg' });
+    expect(findGame('gundam')!.zoneByCardType).toBeUndefined();
+    expect(findGame('grand-archive')!.zoneByCardType).toBeUndefined();
+  });
+
+  it('maps card types the game has to zones the game recognises', () => {
+    const cardTypes: Partial<Record<GameSlug, readonly string[]>> = { digimon: DIGIMON_CARD_TYPES, 'chrono-core': CHRONO_CORE_CARD_TYPES };
+    for (const slug of GAME_SLUGS) {
+      const game = findGame(slug)!;
+      for (const [cardType, zone] of Object.entries(game.zoneByCardType ?? {})) {
+        expect(cardTypes[slug], `${slug} ${cardType}`).toContain(cardType);
+        expect(game.zones, `${slug} ${zone}`).toContain(zone);
+      }
+    }
   });
 });
 

@@ -23,8 +23,6 @@ import { CARD_ID_PATTERN, findGame } from '../games.ts';
 import type { CardModel } from './model.ts';
 
 export const CHRONO_CORE_CARD_TYPES = ['Pilot', 'Core', 'Upgrade', 'Tactic', 'Drone', 'Structure'] as const;
-/** Card types whose cards start in the loadout zone (decisions.md "Zones"). */
-export const CHRONO_CORE_LOADOUT_CARD_TYPES: readonly ChronoCoreCardType[] = ['Core', 'Pilot'];
 export const CHRONO_CORE_SLOTS = ['Frame', 'Head', 'Arms', 'Legs', 'Weapon'] as const;
 export type ChronoCoreCardType = (typeof CHRONO_CORE_CARD_TYPES)[number];
 

@@ -378,8 +378,14 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Record<strin
         content: jsonOf(ref('Error')),
       };
     }
+    // Refused by the HTTP parser, before any route: no request id, and the connection is closed.
+    responses[431] = {
+      description: `The request line and headers are over 16 KiB (refused before any route; the connection is closed). Error strings: ${quoted(['headersTooLarge'])}`,
+      headers: headerObjects(['Cache-Control']),
+      content: jsonOf(ref('Error')),
+    };
     responses.default = {
-      description: `Any other error: 404 ${quoted(['notFound'])} (unknown route), 405 ${quoted(['methodNotAllowed'])} (with Allow)`,
+      description: `Any other error: 404 ${quoted(['notFound'])} (unknown route), 405 ${quoted(['methodNotAllowed'])} (with Allow), 400 ${quoted(['badRequest'])} (bytes that are not HTTP)`,
       headers: headerObjects(always, ['Cache-Control']),
       content: jsonOf(ref('Error')),
     };

@@ -28,7 +28,9 @@ describe('deckDetails', () => {
       { id: pub.id, gameId: 'digimon', name: pub.name, cards: [{ cardId: 'BT1-010', quantity: 4, zoneId: 'main' }] },
       { id: chrono.id, gameId: 'chrono-core', name: chrono.name, cards: [{ cardId: 'WNR01-001', quantity: 1, zoneId: 'loadout' }, { cardId: 'WNR01-050', quantity: 2, zoneId: 'sideboard' }] },
     ]);
-    expect(lookupFor).toHaveBeenCalledTimes(1);
+    // Both decks have entries without a stored zone: digimon and chrono-core resolve those from the catalog.
+    expect(lookupFor).toHaveBeenCalledTimes(2);
+    expect(lookupFor).toHaveBeenCalledWith('digimon');
     expect(lookupFor).toHaveBeenCalledWith('chrono-core');
     expect(() => deckDetailsResponse.parse({ data })).not.toThrow();
     expect(Object.keys(data.decks[0]!).sort()).toEqual(['cards', 'gameId', 'id', 'name']);

@@ -5,7 +5,7 @@ import { needsCatalog, resolveZoneId } from './zones.ts';
 
 /**
  * Served card entries of a deck, zones resolved (zones.ts). Resolution that consults the catalog
- * (chrono-core entries with an absent or unrecognised zone) is cached per deck id and updatedAt:
+ * (chrono-core and digimon entries with an absent or unrecognised zone) is cached per deck id and updatedAt:
  * interface.md §2.5 says a cached deck keeps its zone values until its updatedAt changes, so a
  * catalog rebuild that changes a card's type does not move cards of decks already resolved, and a
  * re-import that bumps updatedAt gets a fresh resolution. Bounded by entry count (LRU).

@@ -45,11 +45,11 @@ describe('layouts', () => {
     expect(deckText({ gameId: 'digimon', cards: [] }, names)).toBe('');
   });
 
-  it('resource and loadout lead, then main, then sideboard, then other zones by first appearance', () => {
+  it('resource and loadout lead, then main, then sideboard (grand-archive: main, material, sideboard), then other zones by first appearance', () => {
     const order = (gameId: TextDeck['gameId'], zones: string[]) => zoneGroups({ gameId, cards: zones.map((z, i) => entry(`X-${i}`, 1, z)) }).map((g) => g.zoneId);
     expect(order('gundam', ['b-zone', 'main', 'a-zone', 'resource', 'b-zone'])).toEqual(['resource', 'main', 'b-zone', 'a-zone']);
     expect(order('chrono-core', ['sideboard', 'main', 'loadout'])).toEqual(['loadout', 'main', 'sideboard']);
-    expect(order('grand-archive', ['references', 'sideboard', 'main', 'material'])).toEqual(['material', 'main', 'sideboard', 'references']);
+    expect(order('grand-archive', ['references', 'sideboard', 'main', 'material'])).toEqual(['main', 'material', 'sideboard', 'references']);
   });
 
   it('snapdeck: {qty} {name} ({GAME}) ({CARD-ID}), no headers, zones in text order', () => {
@@ -65,14 +65,20 @@ describe('layouts', () => {
     expect(limitlessText(digimon, names)).toBe(['4 Koromon BT1-001', '4 Agumon BT1-010', '2 Tai Kamiya BT1-084', '1 Koromon BT1-001', '1 BT9-999 BT9-999', ''].join('\n'));
   });
 
-  it('grand-archive text: material and main always, sideboard when not empty, references never', () => {
+  it('grand-archive text: main, material, then sideboard; empty sections and references left out', () => {
     const ga = (cards: CardEntry[]) => deckText({ gameId: 'grand-archive', cards }, new Map([['lorraine', 'Lorraine, Wandering Warrior']]));
-    expect(ga([entry('sword', 4), entry('lorraine', 1, 'material'), entry('ref', 1, 'references')])).toBe(
-      '# Material Deck\n1 Lorraine, Wandering Warrior\n\n# Main Deck\n4 sword\n',
+    expect(ga([entry('lorraine', 1, 'material'), entry('sword', 4), entry('ref', 1, 'references')])).toBe(
+      '# Main Deck\n4 sword\n\n# Material Deck\n1 Lorraine, Wandering Warrior\n',
     );
-    expect(ga([entry('sword', 4), entry('spare', 2, 'sideboard'), entry('odd', 1, 'tokens')])).toBe(
-      '# Material Deck\n\n# Main Deck\n4 sword\n\n# Sideboard\n2 spare\n\n# Tokens\n1 odd\n',
-    );
+    expect(ga([entry('spare', 2, 'sideboard'), entry('sword', 4), entry('odd', 1, 'tokens')])).toBe('# Main Deck\n4 sword\n\n# Sideboard\n2 spare\n\n# Tokens\n1 odd\n');
+    expect(ga([entry('lorraine', 1, 'material')])).toBe('# Material Deck\n1 Lorraine, Wandering Warrior\n');
+    expect(ga([entry('ref', 1, 'references')])).toBe('');
+  });
+
+  it('grand-archive limitless and snapdeck exports list zones in the same order as format=text', () => {
+    const cards = [entry('lorraine', 1, 'material'), entry('spare', 2, 'sideboard'), entry('sword', 4)];
+    expect(limitlessText({ gameId: 'grand-archive', cards }, new Map())).toBe('4 sword sword\n1 lorraine lorraine\n2 spare spare\n');
+    expect(snapdeckText({ gameId: 'grand-archive', cards }, new Map())).toBe('4 sword (GA) (sword)\n1 lorraine (GA) (lorraine)\n2 spare (GA) (spare)\n');
   });
 });
 
@@ -227,18 +233,16 @@ describe.skipIf(!existsSync(RAW))('real exports', () => {
         cardNames.set(id, cardName!);
       }
     }
-    // decisions.md fixes the section order (material, main, sideboard) and the labels; within
-    // that, the output is the real file's own lines and blank-line layout.
+    // decisions.md fixes the section order (main, material, sideboard) and the labels (the
+    // Omnideck export's); within that, the output is the real file's own lines and layout.
     const expected =
       [
-        ['# Material Deck', ...byZone.get('material')!].join('\n'),
         ['# Main Deck', ...byZone.get('main')!].join('\n'),
+        ['# Material Deck', ...byZone.get('material')!].join('\n'),
         ...(byZone.has('sideboard') ? [['# Sideboard', ...byZone.get('sideboard')!].join('\n')] : []),
       ].join('\n\n') + '\n';
     expect(deckText({ gameId: 'grand-archive', cards }, cardNames)).toBe(expected);
-    if (name.startsWith('omnideck')) {
-      // Omnideck already uses the contract's labels: only its section order differs.
-      expect(expected.split('\n').sort()).toEqual(file.split('\n').sort());
-    }
+    // The Omnideck export is the layout itself: byte for byte.
+    if (name.startsWith('omnideck')) expect(deckText({ gameId: 'grand-archive', cards }, cardNames)).toBe(file);
   });
 });

@@ -24,11 +24,11 @@ export interface ZoneGroup {
 
 /**
  * Zones first in the exports, in this order; any other zone follows in order of first appearance.
- * Grand Archive lists its material deck (champion and regalia) before the main deck.
+ * Grand Archive follows the Omnideck export: main deck, then material deck, then sideboard.
  */
 const LEADING_ZONES: Readonly<Record<'default' | 'grand-archive', readonly string[]>> = {
   default: ['digi-egg', 'resource', 'loadout', 'main', 'sideboard'],
-  'grand-archive': ['material', 'main', 'sideboard'],
+  'grand-archive': ['main', 'material', 'sideboard'],
 };
 
 /** The deck's entries grouped by zone, in export order; only zones that have entries. */
@@ -70,25 +70,19 @@ export function deckText(deck: TextDeck, names: CardNames): string {
 }
 
 /**
- * Grand Archive list (the layout of the Fan of Insight and Omnideck exports): `# Material Deck`
- * and `# Main Deck` sections (always, even when empty), then `# Sideboard` when it has cards,
- * sections separated by one blank line, `{qty} {name}` lines. The references zone (cards a deck
- * points at but does not play) is not listed. A zone the game does not know still holds cards,
- * so it gets its own `# <Zone label>` section after the sideboard rather than being dropped.
+ * Grand Archive list, the layout of the real Omnideck export
+ * (`../data/raw/grand-archive/decks/omnideck_export_tristan.txt`, byte for byte): `# Main Deck`,
+ * `# Material Deck`, then `# Sideboard`, each followed by its `{qty} {name}` lines, sections
+ * separated by one blank line, the text ending with one newline. A section with no cards is left
+ * out with its header. The references zone (cards a deck points at but does not play) is not
+ * listed. A zone the game does not know still holds cards, so it gets its own `# <Zone label>`
+ * section after the sideboard rather than being dropped.
  */
 export function gaText(deck: TextDeck, names: CardNames): string {
-  const groups = new Map(zoneGroups(deck).map((group) => [group.zoneId, group.cards]));
-  const sections: { zoneId: string; cards: CardEntry[] }[] = [
-    { zoneId: 'material', cards: groups.get('material') ?? [] },
-    { zoneId: 'main', cards: groups.get('main') ?? [] },
-  ];
-  for (const [zoneId, cards] of groups) {
-    if (zoneId !== 'material' && zoneId !== 'main' && zoneId !== 'references') sections.push({ zoneId, cards });
-  }
-  const text = sections
-    .map(({ zoneId, cards }) => [`# ${zoneLabel(zoneId)}`, ...cards.map((card) => `${card.quantity} ${nameOf(names, card.cardId)}`)].join('\n'))
-    .join('\n\n');
-  return `${text}\n`;
+  const sections = zoneGroups(deck)
+    .filter((group) => group.zoneId !== 'references')
+    .map(({ zoneId, cards }) => [`# ${zoneLabel(zoneId)}`, ...cards.map((card) => `${card.quantity} ${nameOf(names, card.cardId)}`)].join('\n'));
+  return lines(sections.length === 0 ? [] : [sections.join('\n\n')]);
 }
 
 /**

@@ -8,12 +8,21 @@ import { isRecognizedZone, needsCatalog, resolveZoneId, zoneLabel } from './zone
 describe('resolveZoneId', () => {
   it.each([
     // game, stored zone, catalog cardType, served zone
-    ['digimon', null, null, 'main'],
+    ['digimon', null, null, 'main'], // card missing from the catalog
+    ['digimon', null, 'Digi-Egg', 'digi-egg'],
+    ['digimon', null, 'Digimon', 'main'],
+    ['digimon', null, 'Tamer', 'main'],
     ['digimon', 'digi-egg', null, 'digi-egg'],
     ['digimon', 'main', null, 'main'],
-    ['digimon', 'extra', null, 'extra'], // open string: unrecognised zones are kept outside chrono-core
-    ['gundam', null, 'Resource', 'main'], // only chrono-core consults the catalog
+    ['digimon', 'main', 'Digi-Egg', 'main'], // recognised: kept even when wrong
+    ['digimon', 'digi-egg', 'Option', 'digi-egg'], // recognised: kept even when wrong
+    ['digimon', 'egg', 'Digi-Egg', 'digi-egg'], // unrecognised: resolved
+    ['digimon', 'extra', 'Digimon', 'main'], // unrecognised: resolved
+    ['digimon', 'loadout', null, 'main'], // another game's zone is unrecognised here
+    ['gundam', null, 'Resource', 'main'], // gundam never consults the catalog
     ['gundam', 'resource', null, 'resource'],
+    ['gundam', 'extra', null, 'extra'], // open string: unrecognised zones are kept in gundam and grand-archive
+    ['grand-archive', 'commander', null, 'commander'],
     ['grand-archive', null, null, 'main'],
     ['grand-archive', 'references', null, 'references'],
     ['chrono-core', null, 'Core', 'loadout'],
@@ -33,7 +42,11 @@ describe('resolveZoneId', () => {
     expect(needsCatalog('chrono-core', null)).toBe(true);
     expect(needsCatalog('chrono-core', 'nope')).toBe(true);
     expect(needsCatalog('chrono-core', 'main')).toBe(false);
-    expect(needsCatalog('digimon', null)).toBe(false);
+    expect(needsCatalog('digimon', null)).toBe(true);
+    expect(needsCatalog('digimon', 'egg')).toBe(true);
+    expect(needsCatalog('digimon', 'digi-egg')).toBe(false);
+    expect(needsCatalog('gundam', null)).toBe(false);
+    expect(needsCatalog('grand-archive', 'commander')).toBe(false);
     expect(isRecognizedZone('grand-archive', 'material')).toBe(true);
     expect(isRecognizedZone('gundam', 'material')).toBe(false);
   });
@@ -121,11 +134,34 @@ describe('ResolvedDeckCache', () => {
     expect(await cache.resolve(chronoDeck(1, [{ cardId: 'WNR01-001', quantity: 1, zoneId: null }]), lookup)).toEqual([{ cardId: 'WNR01-001', quantity: 1, zoneId: 'loadout' }]);
   });
 
-  it('never consults the catalog for other games, and results cannot be mutated into the cache', async () => {
+  it('resolves digimon eggs stored without a zone from the catalog, keeping recognised zones', async () => {
+    const cache = new ResolvedDeckCache();
+    const lookup = lookupOf({ 'BT1-001': 'Digi-Egg', 'BT1-010': 'Digimon', 'BT1-002': 'Digi-Egg' });
+    const digimon = {
+      ...chronoDeck(1, [
+        { cardId: 'BT1-010', quantity: 4, zoneId: null },
+        { cardId: 'BT1-001', quantity: 4, zoneId: null },
+        { cardId: 'BT1-002', quantity: 1, zoneId: 'main' },
+        { cardId: 'BT9-999', quantity: 2, zoneId: 'eggs' },
+      ]),
+      gameId: 'digimon' as const,
+    };
+    expect(await cache.resolve(digimon, lookup)).toEqual([
+      { cardId: 'BT1-010', quantity: 4, zoneId: 'main' },
+      { cardId: 'BT1-001', quantity: 4, zoneId: 'digi-egg' },
+      { cardId: 'BT1-002', quantity: 1, zoneId: 'main' }, // recognised: kept although it is an egg
+      { cardId: 'BT9-999', quantity: 2, zoneId: 'main' }, // not in the catalog
+    ]);
+    expect(lookup.calls.sort()).toEqual(['BT1-001', 'BT1-010', 'BT9-999']);
+  });
+
+  it('never consults the catalog for gundam or grand-archive, and results cannot be mutated into the cache', async () => {
     const cache = new ResolvedDeckCache({ maxDecks: 1 });
     const lookup = vi.fn(async () => null);
-    const digimon = { ...chronoDeck(1, [{ cardId: 'BT1-001', quantity: 4, zoneId: null }]), gameId: 'digimon' as const };
-    expect(await cache.resolve(digimon, lookup)).toEqual([{ cardId: 'BT1-001', quantity: 4, zoneId: 'main' }]);
+    const gundam = { ...chronoDeck(1, [{ cardId: 'GD01-001', quantity: 4, zoneId: null }]), gameId: 'gundam' as const };
+    expect(await cache.resolve(gundam, lookup)).toEqual([{ cardId: 'GD01-001', quantity: 4, zoneId: 'main' }]);
+    const ga = { ...chronoDeck(1, [{ cardId: 'lorraine', quantity: 1, zoneId: 'commander' }]), gameId: 'grand-archive' as const };
+    expect(await cache.resolve(ga, lookup)).toEqual([{ cardId: 'lorraine', quantity: 1, zoneId: 'commander' }]);
     expect(lookup).not.toHaveBeenCalled();
     const first = await cache.resolve(chronoDeck(1, cards), lookupOf({}));
     first[0]!.zoneId = 'tampered';

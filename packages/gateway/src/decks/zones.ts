@@ -1,19 +1,18 @@
-import { CHRONO_CORE_LOADOUT_CARD_TYPES, findGame, type GameSlug } from '@snapdeck/contract';
+import { findGame, type GameSlug } from '@snapdeck/contract';
 
 /**
  * The zone a card entry is served with (interface.md §2.5, decisions.md "Zones"):
  *
  * - a stored zone the game recognises is kept as stored, even when it is wrong for the card;
- * - chrono-core: an absent or unrecognised zone is resolved from the catalog: cards whose
- *   `cardType` is Core or Pilot start in `loadout`, all others (including cards missing from the
- *   catalog) go to `main`;
+ * - chrono-core and digimon (games with `zoneByCardType`): an absent or unrecognised zone is
+ *   resolved from the catalog card's `cardType` (Core or Pilot → `loadout`; Digi-Egg →
+ *   `digi-egg`); any other type, and a card missing from the catalog, go to `main`;
  * - other games: an absent zone is `main`; an unrecognised one is kept (zoneId is an open string).
  */
 export function resolveZoneId(game: GameSlug, storedZone: string | null, catalogCardType: string | null): string {
   if (storedZone !== null && isRecognizedZone(game, storedZone)) return storedZone;
-  if (game === 'chrono-core') {
-    return catalogCardType !== null && (CHRONO_CORE_LOADOUT_CARD_TYPES as readonly string[]).includes(catalogCardType) ? 'loadout' : 'main';
-  }
+  const byCardType = findGame(game)?.zoneByCardType;
+  if (byCardType) return (catalogCardType !== null && Object.hasOwn(byCardType, catalogCardType) ? byCardType[catalogCardType] : undefined) ?? 'main';
   return storedZone ?? 'main';
 }
 
@@ -23,7 +22,7 @@ export function isRecognizedZone(game: GameSlug, zoneId: string): boolean {
 
 /** Whether resolving this entry needs the catalog card (lets callers skip card lookups). */
 export function needsCatalog(game: GameSlug, storedZone: string | null): boolean {
-  return game === 'chrono-core' && (storedZone === null || !isRecognizedZone(game, storedZone));
+  return findGame(game)?.zoneByCardType !== undefined && (storedZone === null || !isRecognizedZone(game, storedZone));
 }
 
 /** Zone labels for text export headers (decisions.md); other zones: each dash-separated word capitalised. */

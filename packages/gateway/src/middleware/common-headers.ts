@@ -5,6 +5,8 @@ const ALLOWED_METHODS = 'GET, POST, OPTIONS';
 const ALLOWED_HEADERS = 'X-API-Key, Content-Type, If-None-Match, X-Request-Id';
 const EXPOSED_HEADERS = 'ETag, Retry-After, RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id, Deprecation, Sunset, Link';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+/** What every response carries, whatever answers it (decisions.md "Errors and precedence"). */
+export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Access-Control-Allow-Origin': '*' } as const;
 
 /**
  * Headers every response carries (decisions.md): nosniff and CORS for any origin, plus a request
@@ -26,8 +28,7 @@ export const commonHeaders: Step = (c, next) => {
   }
   // Every response is made by http/respond.ts, which starts from these (errors included).
   c.set('headers', {
-    'X-Content-Type-Options': 'nosniff',
-    'Access-Control-Allow-Origin': '*',
+    ...SECURITY_HEADERS,
     'Access-Control-Expose-Headers': EXPOSED_HEADERS,
     'X-Request-Id': requestId,
   });

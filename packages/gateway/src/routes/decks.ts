@@ -1,5 +1,4 @@
 import type { Context } from 'hono';
-import { getConnInfo } from '@hono/node-server/conninfo';
 import { bodyLimit } from 'hono/body-limit';
 import { UUID_V4, findGame, type GameSlug } from '@snapdeck/contract';
 import type { GatewayRoutes } from '../app.ts';
@@ -10,6 +9,7 @@ import {
 } from '../decks/index.ts';
 import type { GatewayEnv } from '../env.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
+import { clientAddress } from '../http/client-address.ts';
 import { sendError } from '../http/errors.ts';
 import { fromMiddleware, type Step } from '../http/pipeline.ts';
 import { sendRendered } from '../http/rendered.ts';
@@ -96,13 +96,7 @@ export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, ad
     },
   );
 
-  const addressOf = (c: Context): string => {
-    if (trustProxy) {
-      const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
-      if (forwarded) return forwarded;
-    }
-    return getConnInfo(c).remote.address ?? 'unknown';
-  };
+  const addressOf = (c: Context): string => clientAddress(c, trustProxy);
 
   // /v1/decks/details exists for POST only; without this GET would read it as a deck id. Its 405
   // comes before the address quota, as every 405 does (app.ts): a wrong method is not counted.
