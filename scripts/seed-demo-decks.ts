@@ -17,10 +17,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GAME_SLUGS, type GameSlug } from '../packages/contract/src/games.ts';
-import { openDatabase, type Db } from '../packages/gateway/src/db/database.ts';
-import { generateDecks, type GameTemplate, type GeneratedDeck } from '../packages/gateway/src/decks/generate.ts';
-import { importDecks, type ImportResult } from '../packages/gateway/src/decks/import.ts';
-import { DeckStore } from '../packages/gateway/src/decks/store.ts';
+import { DeckStore, importDecks, openDatabase, type Db, type ImportResult } from '@snapdeck/store';
+import { generateDecks, type GameTemplate, type GeneratedDeck } from './lib/deck-generator.ts';
 
 export const DEMO_SEED = 20_261_122;
 export const DEMO_DECK_COUNT = 400;

@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GAME_SLUGS } from '@snapdeck/contract';
-import { KeyStore, SCOPES, openDatabase, startGateway } from '@snapdeck/gateway';
+import { startGateway } from '@snapdeck/gateway';
+import { KeyStore, SCOPES, openDatabase } from '@snapdeck/store';
 import { FsDriver, build, layout } from '@snapdeck/snapshot';
 import { ensureDefaultCatalog } from './ensure-catalog.ts';
 

@@ -78,7 +78,7 @@ describe('GET /v1/games', () => {
   it('a revoked key gets 401 within moments, without a restart', async () => {
     const revocable = gateway.createKey();
     expect((await getJson(`${gateway.base}/games`, { 'X-API-Key': revocable })).status).toBe(200);
-    const { KeyStore, openDatabase } = await import('@snapdeck/gateway');
+    const { KeyStore, openDatabase } = await import('@snapdeck/store');
     const db = openDatabase(join(dir, 'snapdeck.db'));
     new KeyStore(db).revoke(revocable);
     db.close();

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUOTA_WINDOW_SECONDS } from '@snapdeck/contract';
 import { RateLimitError, ServerError, SnapdeckClient, type RetryEvent } from '@snapdeck/client';
 import { FsDriver, build } from '@snapdeck/snapshot';
-import { KeyStore, openDatabase } from '@snapdeck/gateway';
+import { KeyStore, openDatabase } from '@snapdeck/store';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
 import { startCliGateway, type CliGateway } from './helpers/cli-gateway.ts';
 import { startTestGateway, tempDir, type TestGateway } from './helpers/harness.ts';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS, type GameSlug } from '@snapdeck/contract';
-import { prng } from '../packages/gateway/src/decks/generate.ts';
+import { prng } from '../scripts/lib/deck-generator.ts';
 import { BOTH_SCOPES, idGenerator, importLines, iso, startDeckEnv, walkListing, withDb, type DeckLine, type DeckTestEnv } from './helpers/decks.ts';
 
 type Sort = 'updatedAt' | 'copyCount' | 'viewCount' | 'likeCount' | 'createdAt';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CARD_MODELS, ERRORS, type GameSlug } from '@snapdeck/contract';
-import { DeckStore } from '@snapdeck/gateway';
+import { DeckStore } from '@snapdeck/store';
 import { runCli } from './helpers/cli-gateway.ts';
 import { TEXT_PLAIN, idGenerator, importLines, startDeckEnv, startExtraGateway, withDb, type DeckLine, type DeckTestEnv } from './helpers/decks.ts';
 
@@ -199,7 +199,7 @@ describe('GET /v1/decks/{deckId}', () => {
     const r = await get(`/decks/${d.id}`);
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('application/json');
-    expect(r.headers.get('cache-control')).toBe('public, max-age=60, stale-while-revalidate=300');
+    expect(r.headers.get('cache-control')).toBe('public, max-age=60, stale-while-revalidate=30');
     expect(r.body).toEqual({
       data: {
         id: d.id,

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KeyStore, openDatabase } from '@snapdeck/gateway';
+import { KeyStore, openDatabase } from '@snapdeck/store';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
 import { getJson, tempDir } from './helpers/harness.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DeckStore } from '@snapdeck/gateway';
-import { tempDb, type TempDb } from '../packages/gateway/src/decks/test-support.ts';
+import { DeckStore } from '@snapdeck/store';
+import { tempDb, type TempDb } from './helpers/deck-db.ts';
 import { demoCurlLines, seedDemoDecks } from '../scripts/seed-demo-decks.ts';
 import { ensureDefaultCatalog } from '../scripts/ensure-catalog.ts';
 

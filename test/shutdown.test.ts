@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsDriver, build } from '@snapdeck/snapshot';
-import { KeyStore, openDatabase } from '@snapdeck/gateway';
+import { KeyStore, openDatabase } from '@snapdeck/store';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
 import { startCliGateway, type CliGateway } from './helpers/cli-gateway.ts';
 import { tempDir } from './helpers/harness.ts';

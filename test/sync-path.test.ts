@@ -6,7 +6,8 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KeyStore, MemoryQuotaCounter, createApp, openDatabase, type Db } from '@snapdeck/gateway';
+import { MemoryQuotaCounter, createApp } from '@snapdeck/gateway';
+import { KeyStore, openDatabase, type Db } from '@snapdeck/store';
 import { SnapshotStore, openStorage } from '@snapdeck/snapshot';
 import { startDeckEnv, type DeckTestEnv } from './helpers/decks.ts';
 

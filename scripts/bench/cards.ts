@@ -26,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
-import { KeyStore, openDatabase } from '@snapdeck/gateway';
+import { KeyStore, openDatabase } from '@snapdeck/store';
 import { generateCatalog, writeDefaultCatalog } from '../generate-catalog.ts';
 import { runStorageLatencyBench } from './lib/storage-latency.ts';
 import { rssMB, startGatewayProcess } from './lib/process.ts';

@@ -26,13 +26,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GameSlug } from '@snapdeck/contract';
-import {
-  DECK_CURSOR_SECRET, DeckStore, KeyStore, ResolvedDeckCache, catalogLookup, deckDetails, getOrCreateSecret, importDecks, listPublicDecks,
-  openDatabase,
-} from '@snapdeck/gateway';
+import { DECK_CURSOR_SECRET, DeckStore, KeyStore, ResolvedDeckCache, catalogLookup, deckDetails, getOrCreateSecret, importDecks, listPublicDecks, MIGRATIONS, openDatabase } from '@snapdeck/store';
 import { SnapshotStore, openStorage } from '@snapdeck/snapshot';
-import { MIGRATIONS } from '../../packages/gateway/src/db/migrations.ts';
-import { SYNTHETIC_TEMPLATES, generateDeckLines } from '../../packages/gateway/src/decks/generate.ts';
+import { SYNTHETIC_TEMPLATES, generateDeckLines } from '../lib/deck-generator.ts';
 import { writeDefaultCatalog } from '../generate-catalog.ts';
 import { rssMB, startGatewayProcess } from './lib/process.ts';
 import { PINNING, ensureWrk, pinServer, runWrk, type WrkResult } from './lib/wrk.ts';

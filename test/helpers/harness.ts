@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { KeyStore, openDatabase, startGateway, type RunningGateway } from '@snapdeck/gateway';
+import { startGateway, type RunningGateway } from '@snapdeck/gateway';
+import { KeyStore, openDatabase } from '@snapdeck/store';
 
 /** A fresh temporary folder, removed by the returned cleanup. */
 export async function tempDir(prefix = 'snapdeck-test-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {

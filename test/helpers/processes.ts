@@ -1,5 +1,29 @@
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const CI_SCRIPTS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'ci');
+
+/**
+ * Makes sure `command` runs (`command ...versionArgs` exits 0), running scripts/ci/`script`
+ * (which installs the Debian package with apt-get) when it does not: tests never skip for lack
+ * of a server. Idempotent; quiet when the command is there.
+ */
+export function ensureInstalled(command: string | (() => string), versionArgs: string[], script: string): void {
+  // A function is asked again after the install (where the command is may depend on it).
+  const commandNow = typeof command === 'string' ? () => command : command;
+  const runs = () => spawnSync(commandNow(), versionArgs, { stdio: 'ignore' }).status === 0;
+  if (runs()) return;
+  const path = join(CI_SCRIPTS, script);
+  try {
+    execFileSync('bash', [path], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000 });
+  } catch (error) {
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
+    throw new Error(`${commandNow()} is missing and ${path} could not install it:\n${stderr || (error as Error).message}`);
+  }
+  if (!runs()) throw new Error(`${commandNow()} is still missing after ${path}`);
+}
 
 /** A port on 127.0.0.1 that was free a moment ago (the caller retries if another process takes it). */
 export async function freePort(): Promise<number> {

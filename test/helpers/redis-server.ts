@@ -1,8 +1,6 @@
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { freePort, killOnExit, stopProcess } from './processes.ts';
+import { ensureInstalled, freePort, killOnExit, stopProcess } from './processes.ts';
 
 /**
  * A real Redis for tests: `redis-server` on a free 127.0.0.1 port, in the foreground (not
@@ -17,24 +15,10 @@ export interface RedisTestServer {
   stop(): Promise<void>;
 }
 
-const ENSURE_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'ci', 'ensure-redis.sh');
-
-function haveRedisServer(): boolean {
-  return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
-}
-
 /** Installs redis-server when it is missing (idempotent; quiet when it is there). */
 export function ensureRedisInstalled(): void {
-  if (haveRedisServer()) return;
-  try {
-    execFileSync('bash', [ENSURE_SCRIPT], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000 });
-  } catch (error) {
-    const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
-    throw new Error(`redis-server is missing and ${ENSURE_SCRIPT} could not install it:\n${stderr || (error as Error).message}`);
-  }
-  if (!haveRedisServer()) throw new Error(`redis-server is still missing after ${ENSURE_SCRIPT}`);
+  ensureInstalled('redis-server', ['--version'], 'ensure-redis.sh');
 }
-
 
 /** True when a RESP PING on 127.0.0.1:port answers +PONG. */
 function ping(port: number, timeoutMs = 500): Promise<boolean> {

@@ -1,10 +1,10 @@
 import { Hono, type Context } from 'hono';
 import type { Logger } from 'pino';
 import { VersionGoneError, andThen, type MaybePromise, type SnapshotStore, type SnapshotVersion } from '@snapdeck/snapshot';
-import type { Db } from './db/database.ts';
+import type { Db } from '@snapdeck/store';
 import type { GatewayEnv } from './env.ts';
 import { sendError } from './http/errors.ts';
-import type { KeyStore } from './keys/store.ts';
+import type { KeyStore } from '@snapdeck/store';
 import { pipeline, type Step } from './http/pipeline.ts';
 import { patternToRegExp } from './http/route-pattern.ts';
 import { requireApiKey } from './middleware/api-key.ts';

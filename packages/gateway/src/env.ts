@@ -1,4 +1,4 @@
-import type { ApiKey } from './keys/store.ts';
+import type { ApiKey } from '@snapdeck/store';
 
 /**
  * What middleware leaves on the context for the handlers after it (Hono's typed variables).

@@ -1,9 +1,7 @@
 export * from './app.ts';
-export * from './db/database.ts';
-export * from './keys/store.ts';
 export * from './quota/counter.ts';
 export * from './quota/redis.ts';
 export * from './middleware/deprecation.ts';
 export { redactedUrl } from './middleware/access-log.ts';
 export * from './server.ts';
-export * from './decks/index.ts';
+export * from './http/surrogate-keys.ts';

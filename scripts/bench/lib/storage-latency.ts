@@ -14,7 +14,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
-import { KeyStore, openDatabase } from '@snapdeck/gateway';
+import { KeyStore, openDatabase } from '@snapdeck/store';
 import { DEFAULT_SEED, defaultCount, generateCatalog, writeCatalogFile, writeDefaultCatalog } from '../../generate-catalog.ts';
 import { startS3Server } from '../../../test/helpers/s3-server.ts';
 

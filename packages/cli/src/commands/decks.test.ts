@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../gateway/src/db/database.ts';
-import { DeckStore } from '../../../gateway/src/decks/store.ts';
+import { DeckStore, openDatabase } from '@snapdeck/store';
 import { registerDecksCommand } from './decks.ts';
 import { registerTokensCommand } from './tokens.ts';
 

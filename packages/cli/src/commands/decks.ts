@@ -1,6 +1,6 @@
 import { CommanderError, type Command } from 'commander';
-import { openDatabase } from '../../../gateway/src/db/database.ts';
-import { DeckImportError, importDecksFromFile } from '../../../gateway/src/decks/import.ts';
+import { DeckImportError, importDecksFromFile, openDatabase } from '@snapdeck/store';
+import { ChangedDecks, MAX_DECK_KEYS, PURGE_URL_ENV, PurgeError, manualPurge, purgeSurrogateKeys, purgeTargets, purgeUrlOption } from '../purge.ts';
 
 export const DEFAULT_DB = 'data/snapdeck.db';
 
@@ -23,7 +23,44 @@ export function outputOf(command: Command): { out(text: string): void; err(text:
   };
 }
 
-/** `snapdeck decks import FILE [--db FILE]` (decisions.md "Operator interface"). */
+/** The `--purge URL` option's help (keys revoke, decks import). */
+export function purgeHelp(what: string): string {
+  return `after the change, send PURGE to this cache URL with Surrogate-Key naming ${what} (repeatable; default: $${PURGE_URL_ENV}, URLs separated by spaces or commas)`;
+}
+
+/** The caches to purge (options, else the environment), checked before anything changes. */
+export function purgeTargetsOf(command: Command, options: string[] | undefined): string[] {
+  try {
+    return purgeTargets(options);
+  } catch (error) {
+    return fail(command, `${(error as Error).message}; nothing was changed`, 'snapdeck.purge');
+  }
+}
+
+/**
+ * After a committed change: waits `settleMs` (until every gateway answers from the new state, so
+ * that no request can put the old answer back into the cache), then purges `keys` at `urls`. A
+ * failed purge ends the command with exit 1, saying the change itself was made.
+ */
+export async function purgeAfterChange(command: Command, urls: readonly string[], keys: readonly string[], change: string, settleMs = 0): Promise<void> {
+  if (urls.length === 0 || keys.length === 0) return;
+  if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
+  try {
+    const requests = await purgeSurrogateKeys(urls, keys);
+    const named = keys.length === 1 ? keys[0] : `${keys.length} surrogate keys`;
+    outputOf(command).err(`purged ${named} from ${urls.join(', ')} (${requests} request${requests === 1 ? '' : 's'} each)\n`);
+  } catch (error) {
+    if (!(error instanceof PurgeError)) throw error;
+    fail(
+      command,
+      `${change}, but purging the cache failed: ${error.message}\n` +
+        `The cache may keep serving what changed until it expires. Purge it by hand:\n  ${manualPurge(urls, keys)}`,
+      'snapdeck.purge',
+    );
+  }
+}
+
+/** `snapdeck decks import FILE [--db FILE] [--purge URL]` (decisions.md "Operator interface"). */
 export function registerDecksCommand(program: Command): void {
   const decks = program.command('decks').description('manage the deck database');
 
@@ -35,6 +72,7 @@ export function registerDecksCommand(program: Command): void {
     )
     .argument('<file>', 'JSON Lines file, one deck per line')
     .option('--db <file>', 'SQLite database file', DEFAULT_DB)
+    .option('--purge <url>', purgeHelp('every deck the import changed'), purgeUrlOption)
     .addHelpText(
       'after',
       `
@@ -50,13 +88,20 @@ counters default to 0; zoneId is optional. Timestamps are ISO 8601 with a zone (
 
 Examples:
   $ npx snapdeck decks import decks.jsonl
-  $ npx snapdeck decks import exports/2026-01-07.jsonl --db /var/lib/snapdeck/snapdeck.db`,
+  $ npx snapdeck decks import exports/2026-01-07.jsonl --db /var/lib/snapdeck/snapdeck.db
+  $ npx snapdeck decks import decks.jsonl --purge http://127.0.0.1:6081/
+
+With --purge, once the import is committed each changed deck's responses are purged from the
+cache (Surrogate-Key: deck:<id> ..., or decks when more than ${MAX_DECK_KEYS} changed); a failed purge
+exits 1 after the import.`,
     )
-    .action(async (file: string, options: { db: string }, command: Command) => {
+    .action(async (file: string, options: { db: string; purge?: string[] }, command: Command) => {
       const io = outputOf(command);
+      const purge = purgeTargetsOf(command, options.purge);
+      const changed = new ChangedDecks();
       const db = openDatabase(options.db);
       try {
-        const result = await importDecksFromFile(db, file);
+        const result = await importDecksFromFile(db, file, purge.length > 0 ? { onChange: (id) => changed.add(id) } : {});
         const notFound = result.notFound > 0 ? ` (${result.notFound} not found)` : '';
         io.out(`${file}: ${result.upserted} decks upserted, ${result.deleted} deleted${notFound} in ${(result.elapsedMs / 1000).toFixed(2)} s\n`);
       } catch (error) {
@@ -69,5 +114,6 @@ Examples:
       } finally {
         db.close();
       }
+      await purgeAfterChange(command, purge, changed.surrogateKeys, `${file} was imported`);
     });
 }

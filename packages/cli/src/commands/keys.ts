@@ -1,6 +1,9 @@
 import { Command } from 'commander';
-import { DEFAULT_QUOTA, KeyStore, SCOPES, openDatabase } from '@snapdeck/gateway';
+import { apiKeyKey } from '@snapdeck/gateway';
+import { DEFAULT_QUOTA, KEY_CHANGE_CHECK_MS, KeyStore, SCOPES, openDatabase, type ApiKey } from '@snapdeck/store';
 import { quota } from '../options.ts';
+import { purgeUrlOption } from '../purge.ts';
+import { purgeAfterChange, purgeHelp, purgeTargetsOf } from './decks.ts';
 
 const DEFAULT_DB = 'data/snapdeck.db';
 
@@ -61,10 +64,14 @@ export function registerKeysCommand(program: Command): void {
     .description('Revoke a key, named by its id (key_…) or by the key itself; it gets 401 at once')
     .argument('<key-or-id>')
     .option('--db <file>', 'SQLite database', DEFAULT_DB)
-    .action((keyOrId: string, options: { db: string }) => {
+    .option('--purge <url>', purgeHelp("the key's id, so the cache stops answering it"), purgeUrlOption)
+    .addHelpText('after', '\nExample:\n  npx snapdeck keys revoke key_3f9a0c1d2e4b --purge http://127.0.0.1:6081/')
+    .action(async (keyOrId: string, options: { db: string; purge?: string[] }, command: Command) => {
+      const purge = purgeTargetsOf(command, options.purge);
       const db = openDatabase(options.db);
+      let revoked: ApiKey | null;
       try {
-        const revoked = new KeyStore(db).revoke(keyOrId);
+        revoked = new KeyStore(db).revoke(keyOrId);
         if (!revoked) {
           console.error(`snapdeck keys revoke: no key matches ${keyOrId.startsWith('sd_live_') ? 'that key' : JSON.stringify(keyOrId)}`);
           process.exitCode = 1;
@@ -74,5 +81,8 @@ export function registerKeysCommand(program: Command): void {
       } finally {
         db.close();
       }
+      // Purged once gateways on this database answer 401 for it (their key cache refreshes
+      // every KEY_CHANGE_CHECK_MS), so that no request can store a 200 for it meanwhile.
+      await purgeAfterChange(command, purge, [apiKeyKey(revoked.id)], `${revoked.id} is revoked`, KEY_CHANGE_CHECK_MS + 50);
     });
 }

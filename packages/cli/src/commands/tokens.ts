@@ -1,6 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { openDatabase } from '../../../gateway/src/db/database.ts';
-import { DeckStore, MAX_SHARE_TTL_SECONDS, normalizeDeckId } from '../../../gateway/src/decks/store.ts';
+import { DeckStore, MAX_SHARE_TTL_SECONDS, normalizeDeckId, openDatabase } from '@snapdeck/store';
 import { DEFAULT_DB, fail, outputOf } from './decks.ts';
 
 function parseTtl(value: string): number {

@@ -16,8 +16,12 @@ export const CACHE = {
   card: 'public, max-age=300, stale-while-revalidate=600',
   /** Deck listings and details change with every import; clients revalidate with ETag. */
   deckListing: 'private, no-cache',
-  /** A public deck: short, and a cache may serve it a little stale while it refreshes. */
-  publicDeck: 'public, max-age=60, stale-while-revalidate=300',
+  /**
+   * A public deck: short, and a cache may serve it a little stale while it refreshes. Without a
+   * purge, a deck made private stays readable from a cache for max-age + stale-while-revalidate
+   * (90 s); `decks import --purge` drops it at once.
+   */
+  publicDeck: 'public, max-age=60, stale-while-revalidate=30',
   /** A private deck reached by its token. */
   tokenDeck: 'private, no-store',
   openapi: 'public, max-age=3600',
@@ -28,3 +32,12 @@ export const CACHE = {
 
 /** Request headers a keyed response depends on, besides Accept-Encoding. */
 export const KEYED_VARY = ['X-API-Key'];
+
+/**
+ * The Vary header of a response that depends on `varyOn` besides Accept-Encoding. Errors carry
+ * the Vary of their route's successes: a cache that remembers an uncacheable answer (Varnish's
+ * hit-for-miss) then remembers it for that key only, not for every key asking for the URL.
+ */
+export function varyHeader(varyOn: readonly string[] = []): string {
+  return ['Accept-Encoding', ...varyOn].join(', ');
+}

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { Body, Encoding } from '@snapdeck/snapshot';
 import type { GatewayEnv } from '../env.ts';
+import { varyHeader } from './cache-policy.ts';
 import { respond } from './respond.ts';
 
 const SUFFIX: Record<Encoding, string> = { identity: '', br: '-br', gzip: '-gz' };
@@ -68,7 +69,7 @@ export interface SendAs {
 }
 
 export function sendAs(contentType: string, cacheControl: string, varyOn: readonly string[] = []): SendAs {
-  return { contentType, cacheControl, vary: ['Accept-Encoding', ...varyOn].join(', ') };
+  return { contentType, cacheControl, vary: varyHeader(varyOn) };
 }
 
 /**

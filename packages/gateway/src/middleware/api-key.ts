@@ -1,8 +1,10 @@
 import type { Context } from 'hono';
 import type { GatewayEnv } from '../env.ts';
+import { KEYED_VARY, varyHeader } from '../http/cache-policy.ts';
 import { sendError } from '../http/errors.ts';
 import type { Step } from '../http/pipeline.ts';
-import type { ApiKey, KeyStore } from '../keys/store.ts';
+import type { ApiKey, KeyStore } from '@snapdeck/store';
+import { SURROGATE_KEY, apiKeyKey } from '../http/surrogate-keys.ts';
 import type { QuotaCounter } from '../quota/counter.ts';
 import { meterRequest } from './quota.ts';
 
@@ -13,15 +15,22 @@ export function authenticateRequest(c: Context<GatewayEnv>, keys: KeyStore): Api
   return keys.authenticate(presented.trim()) ?? sendError(c, 'invalidApiKey');
 }
 
+const KEYED = varyHeader(KEYED_VARY);
+
 /**
  * For keyed endpoints: 401 for a missing or invalid key, then 429 once the key's quota for the
- * window is used up (decisions.md precedence). Every authenticated request counts.
+ * window is used up (decisions.md precedence). Every authenticated request counts. Whatever the
+ * request ends with varies by X-API-Key (errors too) and, once the key is known, carries its id
+ * as a Surrogate-Key (http/surrogate-keys.ts).
  */
 export function requireApiKey(keys: KeyStore, counter: QuotaCounter): Step {
   return (c, next) => {
+    const headers = c.get('headers');
+    headers.Vary = KEYED;
     const key = authenticateRequest(c, keys);
     if (key instanceof Response) return key;
     c.set('apiKey', key);
+    headers[SURROGATE_KEY] = apiKeyKey(key.id);
     return meterRequest(c, counter, `key:${key.id}`, key.quota, next);
   };
 }

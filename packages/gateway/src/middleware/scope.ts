@@ -1,6 +1,6 @@
 import { sendError } from '../http/errors.ts';
 import type { Step } from '../http/pipeline.ts';
-import type { Scope } from '../keys/store.ts';
+import type { Scope } from '@snapdeck/store';
 
 /** 403 `Insufficient scope` when the key lacks the scope (run after requireApiKey). */
 export function requireScope(scope: Scope): Step {

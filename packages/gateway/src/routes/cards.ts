@@ -1,14 +1,16 @@
-import { CARD_ID_PATTERN, HITS_PER_PAGE, findGame } from '@snapdeck/contract';
+import { CARD_ID_PATTERN, GAMES, HITS_PER_PAGE, findGame } from '@snapdeck/contract';
 import { VersionGoneError, resolveCursor, andThen, type Body } from '@snapdeck/snapshot';
 import type { GatewayRoutes } from '../app.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
 import { sendError } from '../http/errors.ts';
 import { negotiateEncoding, sendAs, sendRepresentation } from '../http/send.ts';
+import { addSurrogateKeys, gameKey } from '../http/surrogate-keys.ts';
 
 const HITS_PER_PAGE_DIGITS = /^\d{1,4}$/;
 const FIRST_PAGE = sendAs('application/json', CACHE.firstPage, KEYED_VARY);
 const CURSOR_PAGE = sendAs('application/json', CACHE.cursorPage, KEYED_VARY);
 const CARD = sendAs('application/json', CACHE.card, KEYED_VARY);
+const GAME_KEY = new Map(GAMES.map((game) => [game.slug, gameKey(game.slug)]));
 
 /** hitsPerPage as the contract allows it (integer 1..1000, default 1), or null. */
 export function parseHitsPerPage(value: string | undefined): number | null {
@@ -27,6 +29,7 @@ export function cardRoutes({ get, keyed, snapshots, withCurrentVersion }: Gatewa
   get('/v1/games/:slug/cards', keyed, (c) => {
     const game = findGame(c.req.param('slug')!);
     if (!game) return sendError(c, 'gameNotFound');
+    addSurrogateKeys(c, GAME_KEY.get(game.slug)!);
     const hitsPerPage = parseHitsPerPage(c.req.query('hitsPerPage'));
     if (hitsPerPage === null) return sendError(c, 'hitsPerPage');
     // An empty cursor is read as "no cursor": clients often send cursor= on the first request.
@@ -50,6 +53,7 @@ export function cardRoutes({ get, keyed, snapshots, withCurrentVersion }: Gatewa
   get('/v1/games/:slug/cards/:cardId', keyed, (c) => {
     const game = findGame(c.req.param('slug')!);
     if (!game) return sendError(c, 'gameNotFound');
+    addSurrogateKeys(c, GAME_KEY.get(game.slug)!);
     const cardId = c.req.param('cardId')!;
     if (!CARD_ID_PATTERN.test(cardId)) return sendError(c, 'invalidCardId');
     const encoding = negotiateEncoding(c.req.header('accept-encoding'));

@@ -6,7 +6,7 @@ import {
   DECK_CURSOR_SECRET, DeckStore, LIST_LIMIT_DEFAULT, MAX_DETAIL_IDS, ResolvedDeckCache, catalogLookup, clampListLimit,
   deckDetails, deckText, gaTts, getOrCreateSecret, isDeckSort, limitlessText, listPublicDecks, lookupCards, namesOf,
   parseIsoMs, snapdeckText, toFullDeck, type CardLookup, type DeckSort, type StoredDeck,
-} from '../decks/index.ts';
+} from '@snapdeck/store';
 import type { GatewayEnv } from '../env.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
 import { clientAddress } from '../http/client-address.ts';
@@ -14,8 +14,10 @@ import { sendError } from '../http/errors.ts';
 import { fromMiddleware, type Step } from '../http/pipeline.ts';
 import { sendRendered } from '../http/rendered.ts';
 import { respond } from '../http/respond.ts';
+import { ALL_DECKS_KEY, addSurrogateKeys, deckKey } from '../http/surrogate-keys.ts';
 import { meterAddress } from '../middleware/quota.ts';
 import { requireScope } from '../middleware/scope.ts';
+import { varyOn } from '../middleware/vary.ts';
 
 const INTEGER = /^[+-]?\d+$/;
 /** POST /decks/details bodies are 50 ids at most; anything far larger is not a valid request. */
@@ -34,10 +36,12 @@ export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, ad
     catalogLookup(game, { cardRecord: async (id) => withCurrentVersion(game, (version) => version.cardRecord(id)) });
 
   /** A deck the request may see: public, or private with a valid token; otherwise null (→ 404). */
-  const reachableDeck = (deckId: string, token: string | undefined): { deck: StoredDeck; byToken: boolean } | null => {
+  const reachableDeck = (c: Context<GatewayEnv>, deckId: string, token: string | undefined): { deck: StoredDeck; byToken: boolean } | null => {
+    addSurrogateKeys(c, ALL_DECKS_KEY);
     if (!UUID_V4.test(deckId)) return null;
     const deck = store.getDeck(deckId.toLowerCase());
     if (!deck) return null;
+    addSurrogateKeys(c, deckKey(deck.id));
     if (deck.visibility === 'public') return { deck, byToken: false }; // the token is not checked
     return token !== undefined && store.resolveToken(deck.id, token) ? { deck, byToken: true } : null;
   };
@@ -68,6 +72,7 @@ export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, ad
     // An empty startAfter reads as none, like an empty card cursor: the first page.
     const result = listPublicDecks(store, cursorKey, { game: game.slug, sort, limit, updatedSince, startAfter: c.req.query('startAfter') || undefined });
     if (!result.ok) return sendError(c, 'invalidCursor');
+    addSurrogateKeys(c, ALL_DECKS_KEY);
     return sendRendered(c, JSON.stringify({ data: result.page }), { cacheControl: CACHE.deckListing, vary: KEYED_VARY });
   });
 
@@ -92,6 +97,7 @@ export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, ad
       }
       if (ids.length > MAX_DETAIL_IDS) return sendError(c, 'detailsTooMany', `${ids.length} ids were sent`);
       const data = await deckDetails(store, resolved, ids as string[], lookupFor);
+      addSurrogateKeys(c, ALL_DECKS_KEY);
       return respond(c, 200, JSON.stringify({ data }), { 'Content-Type': 'application/json', 'Cache-Control': CACHE.deckListing });
     },
   );
@@ -102,10 +108,10 @@ export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, ad
   // comes before the address quota, as every 405 does (app.ts): a wrong method is not counted.
   const notDetails: Step = (c, next) => (c.req.param('deckId') === 'details' ? sendError(c, 'methodNotAllowed', undefined, { Allow: 'POST, OPTIONS' }) : next());
 
-  get('/v1/decks/:deckId', notDetails, meterAddress(quota, addressQuota ?? 3000, addressOf), async (c) => {
+  get('/v1/decks/:deckId', notDetails, varyOn(), meterAddress(quota, addressQuota ?? 3000, addressOf), async (c) => {
     const format = c.req.query('format') ?? 'json';
     if (!(DECK_FORMATS as readonly string[]).includes(format)) return sendError(c, 'deckFormatUnknown');
-    const found = reachableDeck(c.req.param('deckId')!, c.req.query('token'));
+    const found = reachableDeck(c, c.req.param('deckId')!, c.req.query('token'));
     if (!found) return sendError(c, 'deckNotFound');
     const { deck, byToken } = found;
     if (format === 'ga-tts' && deck.gameId !== 'grand-archive') return sendError(c, 'gaTtsOnly');
@@ -123,7 +129,7 @@ export function deckRoutes({ get, post, keyed, db, withCurrentVersion, quota, ad
     const format = c.req.query('format');
     if (format === undefined || format === '') return sendError(c, 'textFormatRequired');
     if (!Object.hasOwn(TEXT_FORMATS, format)) return sendError(c, 'textFormatUnknown');
-    const found = reachableDeck(c.req.param('deckId')!, c.req.query('token'));
+    const found = reachableDeck(c, c.req.param('deckId')!, c.req.query('token'));
     if (!found) return sendError(c, 'deckNotFound');
     const { deck, byToken } = found;
     const lookup = await lookupFor(deck.gameId);

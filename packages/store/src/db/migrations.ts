@@ -28,7 +28,7 @@ export const MIGRATIONS: Migration[] = [
   {
     version: 2,
     name: 'decks, deck cards, deck tokens, settings',
-    // Design notes (the queries that rely on them are in gateway/src/decks/store.ts):
+    // Design notes (the queries that rely on them are in decks/store.ts):
     // - decks.seq is the integer row key every child table points at: new decks get increasing seq
     //   values, so an import appends to deck_cards instead of scattering inserts across a b-tree
     //   keyed by random uuids. decks.id (the uuid v4 of the contract) is the public, unique key.

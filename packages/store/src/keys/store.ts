@@ -43,8 +43,11 @@ function toKey(row: Row): ApiKey {
   };
 }
 
-/** How often the key cache asks SQLite whether another process changed the keys. */
-const CHANGE_CHECK_MS = 100;
+/**
+ * How often the key cache asks SQLite whether another process changed the keys: a revoke is in
+ * effect on every gateway using the database this long after it is committed.
+ */
+export const KEY_CHANGE_CHECK_MS = 100;
 
 /**
  * API keys, stored as SHA-256 hashes (keys are 128 random bits, so a fast hash is enough; there is
@@ -99,7 +102,7 @@ export class KeyStore {
 
   /** The active key for a presented secret, or null (malformed, unknown or revoked). */
   authenticate(secret: string, now = Date.now()): ApiKey | null {
-    if (now - this.checkedAt >= CHANGE_CHECK_MS) {
+    if (now - this.checkedAt >= KEY_CHANGE_CHECK_MS) {
       this.checkedAt = now;
       const version = this.statements.dataVersion.get()!;
       if (version !== this.dataVersion) {

@@ -1,5 +1,5 @@
 import type { GameSlug } from '@snapdeck/contract';
-import type { DeckImportLine } from './import.ts';
+import type { DeckImportLine } from '@snapdeck/store';
 
 /**
  * Deterministic deck generator (seeded PRNG): import lines for tests, benchmarks and the demo

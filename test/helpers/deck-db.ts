@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type Db } from '../db/database.ts';
-import { prng, uuidFrom } from './generate.ts';
+import { openDatabase, type Db } from '@snapdeck/store';
+import { prng, uuidFrom } from '../../scripts/lib/deck-generator.ts';
 
 export interface TempDb {
   db: Db;

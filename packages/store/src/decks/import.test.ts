@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DeckImportError, importDecks, importDecksFromFile, parseDeckLine } from './import.ts';
 import { DeckStore } from './store.ts';
-import { deck, dumpDeckTables, line, newId, tempDb, type TempDb } from './test-support.ts';
+import { deck, dumpDeckTables, line, newId, tempDb, type TempDb } from '../../../../test/helpers/deck-db.ts';
 
 let t: TempDb;
 let store: DeckStore;

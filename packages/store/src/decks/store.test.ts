@@ -5,7 +5,7 @@ import { importDecks } from './import.ts';
 import { listPublicDecks, type PublicListingPage, type PublicListingRequest } from './listing.ts';
 import { getOrCreateSecret, DECK_CURSOR_SECRET } from './secret.ts';
 import { DeckStore, listingSql } from './store.ts';
-import { deck, line, newId, tempDb, type LineDeck, type TempDb } from './test-support.ts';
+import { deck, line, newId, tempDb, type LineDeck, type TempDb } from '../../../../test/helpers/deck-db.ts';
 import { DECK_SORTS, type DeckSort } from './types.ts';
 
 let t: TempDb;

@@ -4,7 +4,7 @@ import { deckDetails } from './details.ts';
 import { importDecks } from './import.ts';
 import { ResolvedDeckCache } from './resolved-cache.ts';
 import { DeckStore } from './store.ts';
-import { deck, line, newId, tempDb, type TempDb } from './test-support.ts';
+import { deck, line, newId, tempDb, type TempDb } from '../../../../test/helpers/deck-db.ts';
 
 let t: TempDb;
 let store: DeckStore;

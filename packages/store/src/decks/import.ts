@@ -138,7 +138,7 @@ const ROWS_PER_INSERT = 64;
  */
 export const BULK_MIN_DECKS = 50_000;
 
-function writer(db: Db, bulkMinDecks: number) {
+function writer(db: Db, bulkMinDecks: number, onChange: ((deckId: string) => void) | undefined) {
   const upsertDeck = db.prepare<unknown[], { seq: number }>(`
     INSERT INTO decks (id, game_id, name, owner_display_name, visibility, created_at, updated_at, copy_count, view_count, like_count)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -200,12 +200,14 @@ function writer(db: Db, bulkMinDecks: number) {
         deleteTokens.run(row.seq);
         deleteDeck.run(row.seq);
         touched.delete(row.seq);
+        onChange?.(line.id);
         return 'deleted';
       }
       const d = line.deck;
       const { seq } = upsertDeck.get(d.id, d.gameId, d.name, d.ownerDisplayName, d.visibility, d.createdAt, d.updatedAt, d.copyCount, d.viewCount, d.likeCount)!;
       if (seq < firstNewSeq || touched.has(seq)) deleteCards.run(seq);
       else touched.add(seq);
+      onChange?.(d.id);
       for (let from = 0; from < d.cards.length; from += ROWS_PER_INSERT) {
         const chunk = d.cards.slice(from, from + ROWS_PER_INSERT);
         const params: unknown[] = [];
@@ -229,6 +231,11 @@ function writer(db: Db, bulkMinDecks: number) {
 export interface ImportOptions {
   /** Decks written before bulk mode may start (tests lower it). Default BULK_MIN_DECKS. */
   bulkMinDecks?: number;
+  /**
+   * Called with the id of every deck the import upserts or deletes (`decks import --purge` names
+   * them to the cache). Called inside the transaction: the import may still fail and roll back.
+   */
+  onChange?: (deckId: string) => void;
 }
 
 /**
@@ -241,7 +248,7 @@ export async function importDecks(db: Db, lines: ImportSource, options: ImportOp
   if (db.inTransaction) throw new Error('importDecks needs a connection that is not already in a transaction');
   const started = performance.now();
   const result: ImportResult = { upserted: 0, deleted: 0, notFound: 0, lines: 0, elapsedMs: 0 };
-  const write = writer(db, options.bulkMinDecks ?? BULK_MIN_DECKS);
+  const write = writer(db, options.bulkMinDecks ?? BULK_MIN_DECKS, options.onChange);
   const batch: ParsedLine[] = [];
   const flush = () => {
     for (const line of batch) result[write.write(line)] += 1;

@@ -1,0 +1,154 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureInstalled, freePort, killOnExit, stopProcess } from './processes.ts';
+
+/** The file the project ships; the tests run it as it is, bar the backend's port. */
+export const SHIPPED_VCL = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'deploy', 'varnish', 'snapdeck.vcl');
+/** The backend block as shipped: `.host = "127.0.0.1"; .port = "8787";`. */
+const BACKEND_PORT = /(backend gateway \{\s*\.host = "127\.0\.0\.1";\s*\.port = ")8787(";)/;
+
+/**
+ * A real Varnish (Debian's varnishd, installed by scripts/ci/ensure-varnish.sh when missing) in
+ * front of a gateway, on a free 127.0.0.1 port, in the foreground as a child of the test process,
+ * running the shipped deploy/varnish/snapdeck.vcl with its backend pointed at `backendPort`.
+ */
+export interface VarnishTestServer {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  port: number;
+  /** The VCL it runs (the shipped one, backend port substituted; empty with the builtin VCL). */
+  vcl: string;
+  stop(): Promise<void>;
+}
+
+/** Debian puts varnishd in /usr/sbin, which a non-root PATH may lack. */
+function varnishd(): string {
+  return existsSync('/usr/sbin/varnishd') ? '/usr/sbin/varnishd' : 'varnishd';
+}
+
+/** The shipped VCL with the backend port replaced; throws if the backend block changed shape. */
+export async function shippedVclFor(backendPort: number): Promise<string> {
+  const shipped = await readFile(SHIPPED_VCL, 'utf8');
+  if (!BACKEND_PORT.test(shipped)) throw new Error(`${SHIPPED_VCL} no longer has the backend block at 127.0.0.1:8787 the tests substitute`);
+  return shipped.replace(BACKEND_PORT, `$1${backendPort}$2`);
+}
+
+/** Resolves once any HTTP answer comes back from 127.0.0.1:port. */
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path: '/healthz', timeout: 500 }, (res) => {
+      res.resume();
+      resolve(true);
+    });
+    req.once('timeout', () => req.destroy());
+    req.once('error', () => resolve(false));
+    req.end();
+  });
+}
+
+async function launch(workdir: string, config: string[], port: number, timeoutMs: number): Promise<ChildProcess> {
+  const child = spawn(
+    varnishd(),
+    // -F: foreground; -n: a private work dir; -T none: no management port; a small malloc store.
+    ['-F', '-a', `127.0.0.1:${port}`, ...config, '-n', join(workdir, 'varnish'), '-s', 'malloc,64m', '-T', 'none'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  let exited: string | null = null;
+  child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8000)));
+  child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8000)));
+  child.once('exit', (code, signal) => (exited = `exited with ${signal ?? code}`));
+  child.once('error', (error) => (exited = `failed to start: ${error.message}`));
+  killOnExit(child);
+  const started = Date.now();
+  for (;;) {
+    if (exited !== null) throw new Error(`varnishd on port ${port} ${exited}:\n${output}`);
+    if (await answers(port)) return child;
+    if (Date.now() - started > timeoutMs) {
+      child.kill('SIGKILL');
+      throw new Error(`varnishd did not answer on 127.0.0.1:${port} within ${timeoutMs} ms:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Starts varnishd with the shipped VCL in front of 127.0.0.1:backendPort (with `builtin`: with
+ * Varnish's builtin VCL alone, as an operator who ships no configuration would). Call stop().
+ */
+export async function startVarnish(options: { backendPort: number; builtin?: boolean; timeoutMs?: number }): Promise<VarnishTestServer> {
+  ensureInstalled(varnishd, ['-V'], 'ensure-varnish.sh');
+  const workdir = await mkdtemp(join(tmpdir(), 'snapdeck-varnish-'));
+  // varnishd drops to its own users (varnish, vcache), which must read the VCL and the work dir.
+  await chmod(workdir, 0o755);
+  let vcl = '';
+  let config = ['-b', `127.0.0.1:${options.backendPort}`];
+  if (!options.builtin) {
+    vcl = await shippedVclFor(options.backendPort);
+    const vclFile = join(workdir, 'snapdeck.vcl');
+    await writeFile(vclFile, vcl, { mode: 0o644 });
+    config = ['-f', vclFile];
+  }
+  let child: ChildProcess | undefined;
+  let port = 0;
+  for (let attempt = 1; !child; attempt++) {
+    port = await freePort();
+    try {
+      child = await launch(workdir, config, port, options.timeoutMs ?? 30_000);
+    } catch (error) {
+      // Another process took the port between freePort() and varnishd's bind.
+      if (attempt >= 3 || !/Address already in use|bind|listen/i.test((error as Error).message)) throw error;
+    }
+  }
+  const server = child;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    vcl,
+    async stop() {
+      await stopProcess(server, 5000);
+      await rm(workdir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body as sent (still compressed when Content-Encoding says so). */
+  body: Buffer;
+}
+
+/**
+ * One request with exactly the headers given (node:http: no Accept-Encoding added, nothing
+ * decompressed), from `localAddress` when set. Header values may be arrays (repeated headers).
+ */
+export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string | string[]>; localAddress?: string } = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: options.method ?? 'GET', headers: options.headers, localAddress: options.localAddress, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Requests a gateway has answered on routes under /v1 (its /metrics), by status when given. */
+export async function gatewayRequests(gatewayUrl: string, status?: number): Promise<number> {
+  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+  let total = 0;
+  for (const [, labels, count] of text.matchAll(/^snapdeck_http_requests_total\{([^}]*)\} (\d+)$/gm)) {
+    const route = /route="([^"]*)"/.exec(labels!)?.[1] ?? '';
+    const code = Number(/status="(\d+)"/.exec(labels!)?.[1]);
+    if (route.startsWith('/v1') && (status === undefined || code === status)) total += Number(count);
+  }
+  return total;
+}
