@@ -16,7 +16,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { GAME_SLUGS, type GameSlug } from '../packages/contract/src/games.ts';
+import { GAME_SLUGS, type GameSlug } from '@snapdeck/contract';
 import { DeckStore, importDecks, openDatabase, type Db, type ImportResult } from '@snapdeck/store';
 import { generateDecks, type GameTemplate, type GeneratedDeck } from './lib/deck-generator.ts';
 

@@ -62,6 +62,9 @@ Try:
   curl -s -H 'X-API-Key: ${demoKey}' '${base}/games/digimon/cards?hitsPerPage=2'
   curl -s -H 'X-API-Key: ${demoKey}' '${base}/games/digimon/cards/${sampleCardId}'${demo.lines.map((line) => `\n  ${line.replaceAll('{base}', base).replaceAll('{key}', demoKey)}`).join('')}
   curl -s '${base}/openapi.json'
+
+API reference (open it in a browser; "Authorize" with the key above to try calls):
+  ${gateway.url}/docs
 `);
 const stop = () => gateway.close().then(() => process.exit(0));
 process.once('SIGINT', stop);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS, type GameSlug } from '@snapdeck/contract';
 import { FsDriver, build } from '@snapdeck/snapshot';
-import { BOTH_SCOPES, TEXT_PLAIN, idGenerator, importLines, iso, startDeckEnv, type DeckLine, type DeckTestEnv } from './helpers/decks.ts';
+import { BOTH_SCOPES, TEXT_PLAIN, idGenerator, importLines, iso, startDeckEnv, startExtraGateway, type DeckLine, type DeckTestEnv } from './helpers/decks.ts';
 import { waitFor } from './helpers/harness.ts';
 
 let env: DeckTestEnv;
@@ -393,5 +393,35 @@ describe('GET /v1/decks/details', () => {
     expect(response.status).toBe(405);
     expect(await response.json()).toEqual({ error: ERRORS.methodNotAllowed });
     expect(response.headers.get('allow')).toBe('POST, OPTIONS');
+  });
+
+  it('is answered like every 405, before the key and the quota: not counted, no rate-limit headers', async () => {
+    const limited = await startExtraGateway(env, { addressQuota: 1 });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const r = await fetch(`${limited.url}/v1/decks/details`);
+        expect(r.status).toBe(405);
+        expect(r.headers.get('ratelimit')).toBeNull();
+        expect(r.headers.get('ratelimit-remaining')).toBeNull();
+        // Other 405s alike.
+        const other = await limited.client.request('DELETE', `/decks/${publicDecks[0]!.id}`, undefined, {});
+        expect(other.status).toBe(405);
+        expect(other.headers.get('ratelimit')).toBeNull();
+      }
+      // The address's one request of the window is still there.
+      const deck = await limited.client.get(`/decks/${publicDecks[0]!.id}`);
+      expect(deck.status).toBe(200);
+      expect(deck.headers.get('ratelimit-remaining')).toBe('0');
+      expect((await limited.client.get(`/decks/${publicDecks[0]!.id}`)).status).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('any other method on /v1/decks/details is 405 with Allow: POST (GET /decks/{deckId} does not apply to it)', async () => {
+    for (const method of ['PUT', 'DELETE', 'PATCH']) {
+      const r = await env.client.request(method, '/decks/details', '{"ids": []}', auth());
+      expect(r.headers.get('allow'), method).toBe('POST, OPTIONS');
+    }
   });
 });

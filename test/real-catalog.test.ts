@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CARD_MODELS, GAME_SLUGS, findGame, type GameSlug } from '../packages/contract/src/index.ts';
+import { CARD_MODELS, GAME_SLUGS, findGame, type GameSlug } from '@snapdeck/contract';
 import { generateCatalog } from '../scripts/generate-catalog.ts';
 import { ImportError, SKIPPED_RECORDS, importRealCatalog, realDataDir, type ImportSummary } from '../scripts/import-real.ts';
 

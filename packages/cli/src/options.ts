@@ -1,9 +1,22 @@
 import { InvalidArgumentError } from 'commander';
+import { QUOTA_MAX } from '@snapdeck/contract';
 
 /** Commander parser for options that take a positive whole number (quotas, sizes). */
 export function positiveInteger(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
   return Number(value);
+}
+
+/**
+ * Commander parser for a quota (requests per 15-minute window): a positive whole number the
+ * RateLimit headers can carry, which are RFC 8941 Integers of at most 15 digits.
+ */
+export function quota(value: string): number {
+  const n = positiveInteger(value);
+  if (n > QUOTA_MAX) {
+    throw new InvalidArgumentError(`must be at most ${QUOTA_MAX} (15 digits): the RateLimit headers carry the quota as an RFC 8941 integer, which has at most 15 digits`);
+  }
+  return n;
 }
 
 /** Commander parser for counts where 0 means "none" (trusted proxy hops). */

@@ -3,4 +3,5 @@ export * from './games.ts';
 export * from './cards/model.ts';
 export * from './cards/index.ts';
 export * from './schemas.ts';
-export * from './openapi.ts';
+export * from './limits.ts';
+export * from './openapi/index.ts';

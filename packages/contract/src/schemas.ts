@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GAME_SLUGS } from './games.ts';
+import { DECK_DETAILS_MAX_IDS } from './limits.ts';
 
 /**
  * Response shapes of /v1 (interface.md §2, §4), as zod schemas. The gateway's tests validate real
@@ -34,6 +35,9 @@ export const timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\
 
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
+/** A deck id as served: a UUID v4, lower-case. */
+export const deckIdSchema = z.string().regex(UUID_V4).meta({ format: 'uuid', description: 'Deck id: a UUID v4, served lower-case.' });
+
 export const cardEntrySchema = z.object({
   cardId: z.string(),
   quantity: z.number().int().positive(),
@@ -41,21 +45,21 @@ export const cardEntrySchema = z.object({
 });
 
 export const deckSummarySchema = z.object({
-  id: z.string(),
+  id: deckIdSchema,
   gameId: z.enum(GAME_SLUGS),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
 
 export const deckDetailSchema = z.object({
-  id: z.string(),
+  id: deckIdSchema,
   gameId: z.enum(GAME_SLUGS),
   name: z.string(),
   cards: z.array(cardEntrySchema),
 });
 
 export const deckSchema = z.object({
-  id: z.string(),
+  id: deckIdSchema,
   name: z.string(),
   gameId: z.enum(GAME_SLUGS),
   ownerDisplayName: z.string(),
@@ -73,18 +77,22 @@ export const publicDecksResponse = envelope(
   }),
 );
 
-export const deckDetailsRequest = z.object({ ids: z.array(z.string()) });
+export const deckDetailsRequest = z.object({
+  ids: z
+    .array(z.string().meta({ format: 'uuid', description: 'A deck id from the listing; a malformed one is not rejected but comes back in `unresolved`.' }))
+    .max(DECK_DETAILS_MAX_IDS),
+});
 
 export const deckDetailsResponse = envelope(
   z.object({
     decks: z.array(deckDetailSchema),
-    unresolved: z.array(z.string()),
+    unresolved: z.array(z.string()).meta({ description: 'The requested ids that are malformed, private or missing (no distinction), in request order, each once.' }),
   }),
 );
 
 export const deckResponse = envelope(deckSchema);
 
-const ttsCard = z.object({
+export const gaTtsCardSchema = z.object({
   cardId: z.string(),
   quantity: z.number().int().positive(),
   name: z.string(),
@@ -94,13 +102,30 @@ const ttsCard = z.object({
 
 export const gaTtsResponse = envelope(
   z.object({
-    id: z.string(),
+    id: deckIdSchema,
     name: z.string(),
     zones: z.object({
-      main: z.array(ttsCard),
-      material: z.array(ttsCard),
-      references: z.array(ttsCard),
-      sideboard: z.array(ttsCard),
+      main: z.array(gaTtsCardSchema),
+      material: z.array(gaTtsCardSchema),
+      references: z.array(gaTtsCardSchema),
+      sideboard: z.array(gaTtsCardSchema),
     }),
   }),
 );
+
+/** The API's shapes as TypeScript types, for clients (packages/client): one source, the schemas. */
+export type ErrorBody = z.infer<typeof errorBody>;
+export type ApiGame = z.infer<typeof gameSchema>;
+export type CardEntry = z.infer<typeof cardEntrySchema>;
+export type DeckSummary = z.infer<typeof deckSummarySchema>;
+export type DeckDetail = z.infer<typeof deckDetailSchema>;
+export type Deck = z.infer<typeof deckSchema>;
+export type GaTtsCard = z.infer<typeof gaTtsCardSchema>;
+export type GaTtsDeck = z.infer<typeof gaTtsResponse>['data'];
+export type PublicDecksPage = z.infer<typeof publicDecksResponse>['data'];
+export type DeckDetailsResult = z.infer<typeof deckDetailsResponse>['data'];
+export interface CardsPage<Hit> {
+  hits: Hit[];
+  cursor: string | null;
+  totalHits: number;
+}

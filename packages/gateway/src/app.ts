@@ -16,6 +16,7 @@ import { cardRoutes } from './routes/cards.ts';
 import { deckRoutes } from './routes/decks.ts';
 import { gamesRoutes } from './routes/games.ts';
 import { openApiRoutes } from './routes/openapi.ts';
+import { docsRoutes } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { GatewayMetrics, metricsRoutes } from './routes/metrics.ts';
 
@@ -118,16 +119,20 @@ export function createApp(gatewayOptions: GatewayOptions): Hono<GatewayEnv> {
   cardRoutes(routes);
   deckRoutes(routes);
   openApiRoutes(routes);
+  docsRoutes(routes);
   healthRoutes(routes);
   metricsRoutes(routes, metrics);
 
-  const known = app.routes.map((route) => ({ method: route.method, matcher: patternToRegExp(route.path) }));
+  const known = app.routes.map((route) => ({ method: route.method, matcher: patternToRegExp(route.path), concrete: !route.path.includes(':') }));
   const unmatched = pipeline(
     [
       ...frame('unmatched'),
       (c) => {
         const path = c.req.path;
-        const allowed = [...new Set(known.filter((route) => route.matcher.test(path)).map((route) => route.method))];
+        const matching = known.filter((route) => route.matcher.test(path));
+        // A concrete route shadows a parameterised one: /v1/decks/details is not a deck id.
+        const concrete = matching.filter((route) => route.concrete);
+        const allowed = [...new Set((concrete.length > 0 ? concrete : matching).map((route) => route.method))];
         if (allowed.length > 0) {
           if (allowed.includes('GET')) allowed.push('HEAD');
           return sendError(c, 'methodNotAllowed', undefined, { Allow: [...allowed, 'OPTIONS'].join(', ') });

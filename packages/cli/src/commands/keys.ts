@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { apiKeyKey } from '@snapdeck/gateway';
 import { DEFAULT_QUOTA, KEY_CHANGE_CHECK_MS, KeyStore, SCOPES, openDatabase, type ApiKey } from '@snapdeck/store';
-import { positiveInteger } from '../options.ts';
+import { quota } from '../options.ts';
 import { purgeUrlOption } from '../purge.ts';
 import { purgeAfterChange, purgeHelp, purgeTargetsOf } from './decks.ts';
 import { STORE_PROPAGATION_MS, publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
@@ -20,7 +20,7 @@ export function registerKeysCommand(program: Command): void {
     .description('Create an API key and print it, alone, on stdout (it is shown only this once)')
     .requiredOption('--name <name>', 'who the key is for (shown in `keys list`)')
     .option('--scope <scope>', `grant a scope (repeatable): ${SCOPES.join(', ')}`, collect)
-    .option('--quota <n>', `requests per 15-minute window`, positiveInteger, DEFAULT_QUOTA)
+    .option('--quota <n>', `requests per 15-minute window (1 to 15 digits)`, quota, DEFAULT_QUOTA)
     .option('--db <file>', 'SQLite database', DEFAULT_DB)
     .option('--publish <location>', publishHelp())
     .addHelpText('after', '\nExample:\n  npx snapdeck keys create --name partner-a --scope decks:browse:public --scope decks:read:public --quota 10000 --publish s3://my-bucket/snapdeck')

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadDeprecations, redactRedisUrl, startGateway, type Deprecation } from '@snapdeck/gateway';
-import { nonNegativeInteger, positiveInteger } from '../options.ts';
+import { nonNegativeInteger, positiveInteger, quota } from '../options.ts';
 
 function port(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
@@ -21,7 +21,7 @@ export function registerServeCommand(program: Command): void {
     .option('--store-poll-ms <n>', 'with --store: how often to look for a new store version', positiveInteger, 1000)
     .option('--max-store-age <seconds>', 'with --store: fail closed (keyed endpoints and GET /v1/decks/{id} answer 500, /readyz 503) once storage has not confirmed the store for this long; default: keep serving the last version', positiveInteger)
     .option('--cache-mb <n>', 'memory for cached pages and cards, in MiB', positiveInteger, 128)
-    .option('--address-quota <n>', 'requests per 15-minute window per client address for GET /v1/decks/{deckId} (no key)', positiveInteger, 3000)
+    .option('--address-quota <n>', 'requests per 15-minute window per client address for GET /v1/decks/{deckId} (no key)', quota, 3000)
     .addOption(
       new Option(
         '--trust-proxy [hops]',
@@ -37,7 +37,8 @@ export function registerServeCommand(program: Command): void {
       `
 A newly built version becomes the one served within a second, without a restart. SIGTERM or
 Ctrl-C stops accepting connections and lets in-flight requests finish. --port 0 picks a free
-port; the URL is printed on stderr either way. Also served: GET /healthz, /readyz, /metrics.
+port; the URL is printed on stderr either way. Also served: GET /healthz, /readyz, /metrics, and
+the API reference at /docs.
 LOG_LEVEL (default info; silent turns the JSON access log off) sets what is logged on stdout.
 
 With --store, the gateway keeps no state of its own: it downloads the published store version

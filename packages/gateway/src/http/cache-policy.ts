@@ -25,6 +25,8 @@ export const CACHE = {
   /** A private deck reached by its token. */
   tokenDeck: 'private, no-store',
   openapi: 'public, max-age=3600',
+  /** GET /docs and its assets (they change with a gateway upgrade). */
+  docs: 'public, max-age=3600',
   error: 'no-store',
 } as const;
 

@@ -1,5 +1,7 @@
+import { QUOTA_WINDOW_SECONDS } from '@snapdeck/contract';
+
 /** Fixed windows of 15 minutes aligned to the clock (:00, :15, :30, :45), decisions.md. */
-export const WINDOW_SECONDS = 900;
+export const WINDOW_SECONDS = QUOTA_WINDOW_SECONDS;
 
 export interface QuotaDecision {
   allowed: boolean;

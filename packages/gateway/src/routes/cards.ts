@@ -1,4 +1,4 @@
-import { CARD_ID_PATTERN, GAMES, findGame } from '@snapdeck/contract';
+import { CARD_ID_PATTERN, GAMES, HITS_PER_PAGE, findGame } from '@snapdeck/contract';
 import { VersionGoneError, resolveCursor, andThen, type Body } from '@snapdeck/snapshot';
 import type { GatewayRoutes } from '../app.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
@@ -6,7 +6,7 @@ import { sendError } from '../http/errors.ts';
 import { negotiateEncoding, sendAs, sendRepresentation } from '../http/send.ts';
 import { addSurrogateKeys, gameKey } from '../http/surrogate-keys.ts';
 
-const HITS_PER_PAGE = /^\d{1,4}$/;
+const HITS_PER_PAGE_DIGITS = /^\d{1,4}$/;
 const FIRST_PAGE = sendAs('application/json', CACHE.firstPage, KEYED_VARY);
 const CURSOR_PAGE = sendAs('application/json', CACHE.cursorPage, KEYED_VARY);
 const CARD = sendAs('application/json', CACHE.card, KEYED_VARY);
@@ -14,10 +14,10 @@ const GAME_KEY = new Map(GAMES.map((game) => [game.slug, gameKey(game.slug)]));
 
 /** hitsPerPage as the contract allows it (integer 1..1000, default 1), or null. */
 export function parseHitsPerPage(value: string | undefined): number | null {
-  if (value === undefined) return 1;
-  if (!HITS_PER_PAGE.test(value)) return null;
+  if (value === undefined) return HITS_PER_PAGE.default;
+  if (!HITS_PER_PAGE_DIGITS.test(value)) return null;
   const n = Number(value);
-  return n >= 1 && n <= 1000 ? n : null;
+  return n >= HITS_PER_PAGE.min && n <= HITS_PER_PAGE.max ? n : null;
 }
 
 /**

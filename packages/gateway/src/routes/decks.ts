@@ -11,7 +11,7 @@ import type { GatewayEnv } from '../env.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
 import { clientAddress } from '../http/client-address.ts';
 import { sendError } from '../http/errors.ts';
-import { fromMiddleware } from '../http/pipeline.ts';
+import { fromMiddleware, type Step } from '../http/pipeline.ts';
 import { sendRendered } from '../http/rendered.ts';
 import { respond } from '../http/respond.ts';
 import { ALL_DECKS_KEY, addSurrogateKeys, deckKey } from '../http/surrogate-keys.ts';
@@ -105,9 +105,11 @@ export function deckRoutes({ get, post, keyed, storeStep, withCurrentVersion, qu
 
   const addressOf = (c: Context): string => clientAddress(c, trustProxy);
 
-  get('/v1/decks/:deckId', storeStep, varyOn(), meterAddress(quota, addressQuota ?? 3000, addressOf), async (c) => {
-    // /v1/decks/details exists for POST only; without this it would read as a deck id.
-    if (c.req.param('deckId')! === 'details') return sendError(c, 'methodNotAllowed', undefined, { Allow: 'POST, OPTIONS' });
+  // /v1/decks/details exists for POST only; without this GET would read it as a deck id. Its 405
+  // comes before the address quota, as every 405 does (app.ts): a wrong method is not counted.
+  const notDetails: Step = (c, next) => (c.req.param('deckId') === 'details' ? sendError(c, 'methodNotAllowed', undefined, { Allow: 'POST, OPTIONS' }) : next());
+
+  get('/v1/decks/:deckId', notDetails, storeStep, varyOn(), meterAddress(quota, addressQuota ?? 3000, addressOf), async (c) => {
     const format = c.req.query('format') ?? 'json';
     if (!(DECK_FORMATS as readonly string[]).includes(format)) return sendError(c, 'deckFormatUnknown');
     const found = reachableDeck(c, c.req.param('deckId')!, c.req.query('token'));

@@ -1,11 +1,11 @@
-import type { GameSlug } from '@snapdeck/contract';
+import { DECK_DETAILS_MAX_IDS, type GameSlug } from '@snapdeck/contract';
 import type { CardLookup } from './card-lookup.ts';
 import type { ResolvedDeckCache } from './resolved-cache.ts';
 import { normalizeDeckId, type DeckStore } from './store.ts';
 import type { DeckDetail } from './types.ts';
 import { toDetail } from './views.ts';
 
-export const MAX_DETAIL_IDS = 50;
+export const MAX_DETAIL_IDS = DECK_DETAILS_MAX_IDS;
 
 /**
  * data of POST /v1/decks/details (interface.md §4.5, decisions.md): the public decks among `ids`

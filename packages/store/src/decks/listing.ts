@@ -1,12 +1,12 @@
-import type { GameSlug } from '@snapdeck/contract';
+import { DECK_LIST_LIMIT, type GameSlug } from '@snapdeck/contract';
 import { decodeDeckCursor, encodeDeckCursor, type DeckListing } from './cursor.ts';
 import type { DeckStore } from './store.ts';
 import type { DeckSort, DeckSummary } from './types.ts';
 
 /** interface.md §4.4 / §8: limit is clamped to 1 to 50, default 20. */
-export const LIST_LIMIT_MIN = 1;
-export const LIST_LIMIT_MAX = 50;
-export const LIST_LIMIT_DEFAULT = 20;
+export const LIST_LIMIT_MIN = DECK_LIST_LIMIT.min;
+export const LIST_LIMIT_MAX = DECK_LIST_LIMIT.max;
+export const LIST_LIMIT_DEFAULT = DECK_LIST_LIMIT.default;
 
 export function clampListLimit(limit: number): number {
   return Math.min(LIST_LIMIT_MAX, Math.max(LIST_LIMIT_MIN, Math.trunc(limit)));

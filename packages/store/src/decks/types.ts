@@ -1,7 +1,7 @@
-import type { GameSlug } from '@snapdeck/contract';
+import { DECK_SORTS, type GameSlug } from '@snapdeck/contract';
 
 /** The listing sorts of GET /v1/decks/public (interface.md §4.4), in the contract's spelling. */
-export const DECK_SORTS = ['updatedAt', 'copyCount', 'viewCount', 'likeCount', 'createdAt'] as const;
+export { DECK_SORTS };
 export type DeckSort = (typeof DECK_SORTS)[number];
 export const DEFAULT_DECK_SORT: DeckSort = 'updatedAt';
 

@@ -1,0 +1,101 @@
+import type { ApiGame, CardsPage, Deck, DeckDetailsResult, GaTtsDeck, GameSlug, PublicDecksPage } from '@snapdeck/contract';
+import { DECK_DETAILS_MAX_IDS } from '@snapdeck/contract/limits';
+import { walkCards, type WalkOptions, type WalkProgress } from './cards.ts';
+import { DeckSync, listAllDeckIds, type EnumerationProgress, type SyncOptions } from './decks.ts';
+import { Transport, type ClientOptions, type Query } from './http.ts';
+import type { GameCards, GameHits } from './types.ts';
+
+const path = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
+
+/**
+ * The snapdeck API (/v1) for partners: every operation, typed from the contract's schemas, plus
+ * the walks and syncs of interface.md §4.2, §4.4 and §4.8. Every call retries 429 (waiting for
+ * the window, up to a cap), 5xx and network errors (jittered exponential backoff), never other
+ * 4xx, and fails with a SnapdeckError subclass.
+ */
+export class SnapdeckClient {
+  private readonly http: Transport;
+
+  constructor(options: ClientOptions) {
+    this.http = new Transport(options);
+  }
+
+  private async data<T>(method: 'GET' | 'POST', route: string, query?: Query, body?: unknown): Promise<T> {
+    return ((await this.http.request(method, route, query, body)).body as { data: T }).data;
+  }
+
+  /** GET /games */
+  listGames(): Promise<ApiGame[]> {
+    return this.data('GET', '/games');
+  }
+
+  /** GET /games/{slug}/cards: one page (walkCards follows the cursors for you). */
+  getCardsPage<G extends GameSlug>(game: G, options: { hitsPerPage?: number; cursor?: string } = {}): Promise<CardsPage<GameHits[G]>> {
+    return this.data('GET', `/games/${path(game)}/cards`, { hitsPerPage: options.hitsPerPage, cursor: options.cursor });
+  }
+
+  /** GET /games/{slug}/cards/{cardId} */
+  getCard<G extends GameSlug>(game: G, cardId: string): Promise<GameCards[G]> {
+    return this.data('GET', `/games/${path(game, 'cards', cardId)}`);
+  }
+
+  /**
+   * Every hit of a game, typed for that game: `for await (const hit of client.walkCards('digimon'))`.
+   * Restarts on 400 `Invalid cursor` without yielding an id twice; the generator's return value
+   * (and onProgress) reports pages, hits, totalHits and restarts.
+   */
+  walkCards<G extends GameSlug>(game: G, options: WalkOptions = {}): AsyncGenerator<GameHits[G], WalkProgress> {
+    return walkCards<G>((hitsPerPage, cursor) => this.getCardsPage(game, { hitsPerPage, cursor }), options);
+  }
+
+  /** GET /decks/public (needs decks:browse:public). */
+  listPublicDecks(game: GameSlug, query: { limit?: number; startAfter?: string; sort?: string; updatedSince?: string } = {}): Promise<PublicDecksPage> {
+    return this.data('GET', '/decks/public', { gameId: game, ...query });
+  }
+
+  /**
+   * POST /decks/details (needs decks:read:public), 50 ids per call: any number of ids is sent
+   * in as many calls as needed, and the answers merged.
+   */
+  async getDeckDetails(ids: readonly string[]): Promise<DeckDetailsResult> {
+    const result: DeckDetailsResult = { decks: [], unresolved: [] };
+    for (let i = 0; i < ids.length; i += DECK_DETAILS_MAX_IDS) {
+      const part = await this.data<DeckDetailsResult>('POST', '/decks/details', undefined, { ids: ids.slice(i, i + DECK_DETAILS_MAX_IDS) });
+      result.decks.push(...part.decks);
+      result.unresolved.push(...part.unresolved);
+    }
+    return result;
+  }
+
+  /** GET /decks/{deckId} (format=json; no key needed). */
+  getDeck(deckId: string, options: { token?: string } = {}): Promise<Deck> {
+    return this.data('GET', `/decks/${path(deckId)}`, { token: options.token });
+  }
+
+  /** GET /decks/{deckId}?format=ga-tts (grand-archive decks). */
+  getGaTtsDeck(deckId: string, options: { token?: string } = {}): Promise<GaTtsDeck> {
+    return this.data('GET', `/decks/${path(deckId)}`, { format: 'ga-tts', token: options.token });
+  }
+
+  /** GET /decks/{deckId}?format=text, or GET /decks/{deckId}/text?format=limitless|snapdeck (keyed). */
+  async getDeckText(deckId: string, format: 'text' | 'limitless' | 'snapdeck', options: { token?: string } = {}): Promise<string> {
+    const reply =
+      format === 'text'
+        ? await this.http.request('GET', `/decks/${path(deckId)}`, { format, token: options.token })
+        : await this.http.request('GET', `/decks/${path(deckId)}/text`, { format, token: options.token });
+    return reply.body as string;
+  }
+
+  /**
+   * The incremental deck sync: `const sync = client.syncDecks('digimon', { since })`, iterate it
+   * for new and changed decks, then store `sync.checkpoint`.
+   */
+  syncDecks(game: GameSlug, options: SyncOptions = {}): DeckSync {
+    return new DeckSync(this, game, options);
+  }
+
+  /** Every public deck id of a game (the full enumeration that finds removed decks). */
+  listAllDeckIds(game: GameSlug, options: { onProgress?: (progress: Readonly<EnumerationProgress>) => void } = {}): Promise<Set<string>> {
+    return listAllDeckIds(this, game, options);
+  }
+}

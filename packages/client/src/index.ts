@@ -1,0 +1,10 @@
+export { SnapdeckClient } from './client.ts';
+export {
+  AuthenticationError, ConnectionError, InvalidCursorError, InvalidRequestError, NotFoundError, PermissionError, RateLimitError, ServerError,
+  SnapdeckError,
+} from './errors.ts';
+export type { ClientOptions, RetryEvent, RetryOptions } from './http.ts';
+export type { WalkOptions, WalkProgress } from './cards.ts';
+export type { DeckCheckpoint, DeckSync, EnumerationProgress, SyncOptions, SyncProgress, SyncedDeck } from './decks.ts';
+export type { GameCards, GameHits } from './types.ts';
+export type { ApiGame, CardEntry, Deck, DeckDetail, DeckDetailsResult, DeckSummary, GaTtsDeck, GameSlug, PublicDecksPage } from '@snapdeck/contract';
