@@ -168,13 +168,18 @@ describe('two gateways following one published store', () => {
     }
   });
 
-  it('storage stopped: both keep serving their last version, and say how old it is', async () => {
+  it('storage stopped: both keep serving their last version, and say how old it is; --max-store-age fails closed', async () => {
     const created = await writer(['keys', 'create', '--name', 'during-outage', ...SCOPES, '--db', writerDb, '--publish', location]);
     const live = created.stdout.trim();
-    await propagation(async (g) => (await statusOn(g, live)) === 200);
+    const strict = await startFollower(join(dir, 'cache-strict'), ['--max-store-age', '2']);
+    await propagation(async (g) => (await statusOn(g, live)) === 200, [...gateways, strict]);
     s3.pause();
     try {
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+      // Fail closed: past its bound, keyed endpoints and single decks answer 500 and it is not ready.
+      expect(await statusOn(strict, live)).toBe(500);
+      expect((await get(strict.url, `/v1/decks/${deck().id}`)).status).toBe(500);
+      expect((await get(strict.url, '/readyz')).status).toBe(503);
       for (const g of gateways) {
         expect(await statusOn(g, live)).toBe(200);
         const ready = JSON.parse((await get(g.url, '/readyz')).text);
@@ -187,6 +192,8 @@ describe('two gateways following one published store', () => {
       s3.resume();
     }
     await waitFor(async () => JSON.parse((await get(gateways[0]!.url, '/readyz')).text).store.ageSeconds < 2, 15_000, 'age did not recover');
+    await waitFor(async () => (await statusOn(strict, live)) === 200, 15_000, 'the strict gateway did not recover');
+    await strict.stop();
   });
 
   it('a gateway restarted with an empty cache folder serves after downloading; one that cannot reach the store is not ready and answers 500', async () => {

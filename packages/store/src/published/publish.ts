@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
-  PointerMovedError, newVersionId, readPointerAt, sha256Hex, swapPointer, verifyStored, versionTime, type StorageDriver,
+  PointerMovedError, listSizes, newVersionId, readPointerAt, sha256Hex, swapPointer, verifyStored, versionTime, type StorageDriver,
 } from '@snapdeck/snapshot';
 import type { Db } from '../db/database.ts';
 import { DECK_CURSOR_SECRET, getOrCreateSecret } from '../decks/secret.ts';
@@ -18,7 +18,7 @@ import { buildAuthPart, buildDecksPart, describePart, partObjects, readGeneratio
  *    database was making current when its writer was killed (pending) counts as its own.
  * 2. Nothing changed (same version, same part generations): nothing is written.
  * 3. Only changed parts are built and uploaded; an unchanged part is named again from the current
- *    manifest. Segments, then the manifest (create-only), all verified in storage.
+ *    manifest. Segments, then the manifest (create-only); what was written is verified in storage.
  * 4. The pointer, with compare-and-swap against what it was at step 1; then the record.
  */
 
@@ -56,6 +56,8 @@ export interface StorePublishResult {
   bytesSent: number;
   /** Size of each part of the version. */
   sizes: Record<StorePart, number>;
+  /** Old versions removed after this one was made current (pruneStore). */
+  pruned?: { versions: number; bytes: number };
   elapsedMs: number;
 }
 
@@ -64,6 +66,57 @@ export interface StorePublishOptions {
   /** For tests: called after each object written, so a publish can be killed at a known point. */
   afterWrite?: (key: string) => Promise<void> | void;
   onProgress?: (message: string) => void;
+  /** Versions kept besides the current one (default STORE_KEEP_VERSIONS). */
+  keep?: number;
+  /** Versions younger than this are kept whatever `keep` says (default STORE_PRUNE_MIN_AGE_MS). */
+  pruneMinAgeMs?: number;
+}
+
+/** Store versions kept behind the current one: rollback room, and for gateways mid-download. */
+export const STORE_KEEP_VERSIONS = 5;
+/** No version younger than this is removed: a gateway may still be downloading it. */
+export const STORE_PRUNE_MIN_AGE_MS = 60 * 60 * 1000;
+
+/**
+ * Removes store versions that are neither current, nor among the `keep` newest, nor younger than
+ * `minAgeMs`, with the parts only they named (parts are shared between versions: a key change
+ * names the same decks part again, so most publishes free nothing but a few kB). Manifests go
+ * first, so a part is never removed while a kept manifest names it. Segments no manifest ever
+ * named (a publish killed before its manifest) are left alone.
+ */
+export async function pruneStore(driver: StorageDriver, options: { keep?: number; minAgeMs?: number } = {}): Promise<{ versions: number; bytes: number }> {
+  const keep = options.keep ?? STORE_KEEP_VERSIONS;
+  const minAgeMs = options.minAgeMs ?? STORE_PRUNE_MIN_AGE_MS;
+  const pointer = await readPointerAt(driver, storeLayout.pointer);
+  if (!pointer) return { versions: 0, bytes: 0 };
+  const versions = (await driver.list(storeLayout.versionsPrefix))
+    .map((key) => key.slice(storeLayout.versionsPrefix.length).replace(/\.json$/, ''))
+    .sort()
+    .reverse();
+  const kept = new Set([pointer.version, ...versions.slice(0, keep + 1)]);
+  const doomed = versions.filter((v) => !kept.has(v) && v < pointer.version && Date.now() - (versionTime(v)?.getTime() ?? Date.now()) > minAgeMs);
+  if (doomed.length === 0) return { versions: 0, bytes: 0 };
+  const prefixesOf = async (list: string[]) => {
+    const out = new Set<string>();
+    for (const version of list) {
+      const manifest = await readStoreManifest(driver, version);
+      for (const part of ['auth', 'decks'] as const) out.add(storeLayout.partPrefix(part, manifest.parts[part].sha256));
+    }
+    return out;
+  };
+  const named = await prefixesOf(versions.filter((v) => !doomed.includes(v)));
+  // Only parts the removed versions named: segments of a publish in progress (not yet named by any
+  // manifest) are never touched.
+  const freed = [...(await prefixesOf(doomed))].filter((prefix) => !named.has(prefix));
+  for (const version of doomed) await driver.delete(storeLayout.manifest(version));
+  let bytes = 0;
+  for (const prefix of freed) {
+    for (const [key, size] of await listSizes(driver, prefix)) {
+      await driver.delete(key);
+      bytes += size;
+    }
+  }
+  return { versions: doomed.length, bytes };
 }
 
 interface Publication {
@@ -181,11 +234,20 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
     await options.afterWrite?.(storeLayout.manifest(version));
     bytesSent += body.length;
 
+    // What this publish wrote is checked in storage; a part named again unchanged was checked by
+    // the publish that wrote it (and every reader checks it again): re-reading a gigabyte of
+    // decks for a key change would cost seconds on a folder, where no stored checksum exists.
     const problems = await verifyStored(driver, [
-      ...partObjects('auth', manifest.parts.auth),
-      ...partObjects('decks', manifest.parts.decks),
+      ...built.flatMap((part) => partObjects(part, manifest.parts[part])),
       [storeLayout.manifest(version), { size: body.length, sha256: sha256Hex(body) }],
     ]);
+    // A part named again must at least still be there, whole (one listing, no reading).
+    for (const part of (['auth', 'decks'] as const).filter((p) => !built.includes(p))) {
+      const present = await listSizes(driver, storeLayout.partPrefix(part, manifest.parts[part].sha256));
+      for (const [key, segment] of partObjects(part, manifest.parts[part])) {
+        if (present.get(key) !== segment.size) problems.push(`${key} is missing or of the wrong size`);
+      }
+    }
     if (problems.length > 0) throw new StoreVerificationError(location, version, problems);
 
     const generations = { auth: manifest.parts.auth.generation, decks: manifest.parts.decks.generation };
@@ -197,7 +259,11 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
       throw error;
     }
     recordPublication(db, location, version, generations);
-    return { version, alreadyCurrent: false, built, bytesSent, sizes: sizesOf(manifest), elapsedMs: Date.now() - started };
+    const pruned = await pruneStore(driver, { keep: options.keep, minAgeMs: options.pruneMinAgeMs }).catch((error: unknown) => {
+      options.onProgress?.(`old store versions were not removed (the next publish tries again): ${(error as Error).message}`);
+      return { versions: 0, bytes: 0 };
+    });
+    return { version, alreadyCurrent: false, built, bytesSent, sizes: sizesOf(manifest), pruned, elapsedMs: Date.now() - started };
   } finally {
     await rm(work, { recursive: true, force: true });
   }

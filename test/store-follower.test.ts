@@ -1,0 +1,140 @@
+/**
+ * The gateway side of the published store, in process: a request's lease pins one view across a
+ * swap, a replaced part's file goes once no lease holds it (the cache folder stays bounded), keys
+ * move ahead of a decks download, and a damaged part is never opened.
+ */
+import { existsSync } from 'node:fs';
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FsDriver, readPointerAt } from '@snapdeck/snapshot';
+import { DeckStore, KeyStore, StoreFollower, openDatabase, publishStore, storeLayout, type Db } from '@snapdeck/store';
+import { deck, line } from './helpers/deck-db.ts';
+import { tempDir } from './helpers/harness.ts';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let db: Db;
+let driver: FsDriver;
+let follower: StoreFollower;
+const cacheDir = () => join(dir, 'cache');
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir('snapdeck-follower-'));
+  db = openDatabase(join(dir, 'writer.db'));
+  driver = new FsDriver(join(dir, 'store'));
+});
+afterAll(async () => {
+  await follower?.close();
+  db?.close();
+  await cleanup?.();
+});
+
+describe('StoreFollower', () => {
+  it('pins a request to one view across a swap and removes the replaced file once released', async () => {
+    const keys = new KeyStore(db);
+    const first = keys.create({ name: 'first' }).key;
+    await publishStore(db, driver);
+    follower = new StoreFollower(driver, { cacheDir: cacheDir(), pollMs: 60_000 });
+    await follower.start();
+    const held = follower.acquire();
+    expect(held.view.keys.authenticate(first)?.name).toBe('first');
+    const partsBefore = await readdir(join(cacheDir(), 'parts'));
+
+    const second = keys.create({ name: 'second' }).key;
+    keys.revoke(first);
+    await publishStore(db, driver);
+    await follower.refresh();
+    const fresh = follower.acquire();
+    expect(fresh.view.keys.authenticate(second)?.name).toBe('second');
+    expect(fresh.view.keys.authenticate(first)).toBeNull();
+    // The held request still sees the version it started on, whole.
+    expect(held.view.keys.authenticate(first)?.name).toBe('first');
+    expect(held.view.keys.authenticate(second)).toBeNull();
+    const oldAuth = partsBefore.find((name) => name.startsWith('auth-'))!;
+    expect(existsSync(join(cacheDir(), 'parts', oldAuth))).toBe(true);
+    held.release();
+    expect(existsSync(join(cacheDir(), 'parts', oldAuth))).toBe(false);
+    fresh.release();
+    expect((await readdir(join(cacheDir(), 'parts'))).sort()).toEqual([
+      expect.stringMatching(/^auth-/), expect.stringMatching(/^decks-/),
+    ]);
+  });
+
+  it('serves a new key before the new decks have arrived, then the decks', async () => {
+    const decks = Array.from({ length: 50 }, () => deck());
+    await new DeckStore(db).import(decks.map(line));
+    const key = new KeyStore(db).create({ name: 'with decks' }).key;
+    await publishStore(db, driver);
+    const version = (await readPointerAt(driver, storeLayout.pointer))!.version;
+    await follower.refresh();
+    // The auth part is swapped in by refresh itself; the decks arrive in the background.
+    const early = follower.acquire();
+    expect(early.view.keys.authenticate(key)).not.toBeNull();
+    early.release();
+    expect(follower.status().version).toBe(version);
+    await follower.settled();
+    const late = follower.acquire();
+    expect(late.view.decks.getDeck(decks[0]!.id)?.name).toBe(decks[0]!.name);
+    late.release();
+    expect(follower.status()).toMatchObject({ version, decksVersion: version, ready: true, problem: null });
+  });
+
+  it('never opens a part whose checksum does not match; keeps the previous version', async () => {
+    const key = new KeyStore(db).create({ name: 'tampered' }).key;
+    const before = follower.status().version;
+    await publishStore(db, driver, {
+      afterWrite: async (written) => {
+        // A storage fault after the writer's checks: the new auth segment is damaged once the
+        // pointer has moved, before any gateway has read it.
+        if (written === storeLayout.pointer) {
+          const pointer = (await readPointerAt(driver, storeLayout.pointer))!;
+          const manifest = JSON.parse((await driver.get(storeLayout.manifest(pointer.version)))!.body.toString());
+          const segment = join(driver.location, storeLayout.segment('auth', manifest.parts.auth.sha256, 0));
+          await writeFile(segment, Buffer.from('not the bytes the manifest names'));
+        }
+      },
+    });
+    await follower.refresh();
+    expect(follower.status().version).toBe(before);
+    expect(follower.status().problem).toMatch(/does not match/);
+    const lease = follower.acquire();
+    expect(lease.view.keys.authenticate(key)).toBeNull();
+    lease.release();
+    expect((await readdir(join(cacheDir(), 'parts'))).filter((name) => name.includes('.tmp-'))).toEqual([]);
+  });
+});
+
+describe('pruneStore', () => {
+  it('removes old versions and the parts only they named, never the current one or a young one', async () => {
+    const { pruneStore } = await import('@snapdeck/store');
+    const location = new FsDriver(join(dir, 'pruned'));
+    const writer = openDatabase(join(dir, 'prune.db'));
+    try {
+      const keys = new KeyStore(writer);
+      for (let i = 0; i < 4; i++) {
+        keys.create({ name: `k${i}` });
+        await new DeckStore(writer).import([line(deck())]);
+        await publishStore(writer, location, { keep: 100 });
+      }
+      const before = await location.list(storeLayout.versionsPrefix);
+      expect(before).toHaveLength(4);
+      expect(await pruneStore(location, { keep: 1 })).toEqual({ versions: 0, bytes: 0 }); // all young
+      const pruned = await pruneStore(location, { keep: 1, minAgeMs: 0 });
+      expect(pruned.versions).toBe(2);
+      expect(pruned.bytes).toBeGreaterThan(0);
+      const after = (await location.list(storeLayout.versionsPrefix)).sort();
+      expect(after).toEqual(before.sort().slice(2));
+      // What is left is whole: a restore from it works.
+      const { restoreStore } = await import('@snapdeck/store');
+      const restored = await restoreStore(location, join(dir, 'pruned-restored.db'));
+      expect(restored.keys).toBe(4);
+      expect(restored.decks).toBe(4);
+      // Every part a kept version names is still there; nothing else is.
+      const parts = new Set((await location.list('_store/parts/')).map((key) => key.slice(0, key.lastIndexOf('/') + 1)));
+      expect(parts.size).toBe(4);
+    } finally {
+      writer.close();
+    }
+  });
+});
