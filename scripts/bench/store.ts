@@ -35,6 +35,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = join(root, 'packages', 'cli', 'bin', 'snapdeck.js');
 const SEED = 20_261_122;
 const TRIALS = 50;
+/** GET /v1/decks/{id} is limited per client address: wrk is one address. */
+const ADDRESS_QUOTA = 1_000_000_000;
 const args = process.argv.slice(2);
 const seconds = Number(args[args.indexOf('--seconds') + 1] || 0) || 8;
 const fresh = args.includes('--fresh');
@@ -68,7 +70,7 @@ async function deckDatabase(count: number, work: string): Promise<string> {
 }
 
 function startStoreGateway(port: number, snapshots: string, location: string, cacheDir: string): Promise<ChildProcess> {
-  const gateway = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--snapshots', snapshots, '--store', location, '--cache-dir', cacheDir, '--store-poll-ms', '500'], {
+  const gateway = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--snapshots', snapshots, '--store', location, '--cache-dir', cacheDir, '--store-poll-ms', '500', '--address-quota', String(ADDRESS_QUOTA)], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, LOG_LEVEL: 'silent' },
   });
@@ -179,7 +181,7 @@ async function main(): Promise<void> {
   // (e) throughput, --store against --db on the same decks.
   for (const f of followers.slice(1)) f.kill('SIGTERM');
   db.close();
-  const { gateway: local, base: localBase } = await startGatewayProcess(cli, 18793, snapshots, file);
+  const { gateway: local, base: localBase } = await startGatewayProcess(cli, 18793, snapshots, file, ['--address-quota', String(ADDRESS_QUOTA)]);
   children.push(local);
   const storeBase = `${bases[0]}/v1`;
   const deckId = marker.id;

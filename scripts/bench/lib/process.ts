@@ -26,8 +26,8 @@ export function rssMB(pid: number): { rss: number; peak: number } {
  * `snapdeck serve` in its own process (pinned like every benchmarked server, access log off), on
  * `port`; resolves with the process and its /v1 base URL once it answers.
  */
-export async function startGatewayProcess(cli: string, port: number, snapshots: string, db: string): Promise<{ gateway: ChildProcess; base: string }> {
-  const gateway = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--snapshots', snapshots, '--db', db], {
+export async function startGatewayProcess(cli: string, port: number, snapshots: string, db: string, extraArgs: string[] = []): Promise<{ gateway: ChildProcess; base: string }> {
+  const gateway = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--snapshots', snapshots, '--db', db, ...extraArgs], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, LOG_LEVEL: 'silent' },
   });

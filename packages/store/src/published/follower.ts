@@ -34,6 +34,10 @@ class OpenPart {
 
   constructor(readonly part: StorePart, readonly ref: PartRef, readonly file: string) {
     this.db = new Database(file, { readonly: true, fileMustExist: true });
+    // The file never changes: hold the shared lock from the first read on, instead of taking and
+    // dropping it (and checking for a hot journal) around every statement. Measured on the
+    // million-deck part: getDeck 70 µs → 48 µs, ahead of the writer's WAL database (63 µs).
+    this.db.pragma('locking_mode = EXCLUSIVE');
   }
 
   disposeIfUnused(): void {
