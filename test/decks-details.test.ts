@@ -223,6 +223,17 @@ describe('POST /v1/decks/details', () => {
     expect(r.body.data.unresolved).toEqual([]);
   });
 
+  // Found by test/generated/openapi-requests.test.ts: the gateway ignored other members while the
+  // document closed the body (additionalProperties: false); the document now says they are ignored.
+  it('ignores members other than ids, as the document says', async () => {
+    const [a] = publicDecks;
+    const r = await details({ ids: [a!.id], ids2: ['x'], limit: 3 });
+    expect(r.status).toBe(200);
+    expect(r.body.data.decks.map((d: { id: string }) => d.id)).toEqual([a!.id]);
+    const doc = (await (await fetch(`${env.gateway.base}/openapi.json`)).json()) as any;
+    expect(doc.components.schemas.DeckDetailsRequest.additionalProperties).not.toBe(false);
+  });
+
   it('puts malformed, private and missing ids in unresolved, in request order, each once, without telling them apart', async () => {
     const missing = newId();
     const requested = [missing, 'nope', publicDecks[0]!.id, privateDeck.id, '', missing, `${publicDecks[1]!.id} `, privateDeck.id.toUpperCase(), '../../etc/passwd', 'x'.repeat(1000), publicDecks[2]!.id];

@@ -31,7 +31,7 @@ export function componentSchemas(): { schemas: Record<string, JsonSchema>; respo
   add(gamesResponse, 'GamesResponse', 'The supported games.');
   add(deckSummarySchema, 'DeckSummary', 'A public deck in a listing: identity and timestamps only.');
   add(publicDecksResponse, 'DeckPublicListResponse', 'One page of deck summaries. `nextCursor` is always a string; follow it while `hasMore` is true, and keep it to resume an `updatedSince` sync later.');
-  add(deckDetailsRequest, 'DeckDetailsRequest', 'Up to 50 deck ids taken from the listing.', false);
+  add(deckDetailsRequest, 'DeckDetailsRequest', 'Up to 50 deck ids taken from the listing; other members are ignored.', false);
   add(cardEntrySchema, 'CardEntry', 'A card in a deck zone, in import order.');
   add(deckDetailSchema, 'DeckDetail', 'A deck as POST /decks/details returns it (no owner, no timestamps).');
   add(deckDetailsResponse, 'DeckDetailsResponse', 'The public decks among the ids asked for (in no particular order: match by `id`), and every other id in `unresolved`, in request order.');
