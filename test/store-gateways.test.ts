@@ -8,7 +8,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsDriver, build, newVersionId, readPointerAt, sha256Hex, swapPointer } from '@snapdeck/snapshot';
-import { storeLayout, storeManifestSchema } from '@snapdeck/store';
+import { StoreFollower, storeLayout, storeManifestSchema } from '@snapdeck/store';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
 import { runCli, startCliGateway, type CliGateway } from './helpers/cli-gateway.ts';
 import { deck } from './helpers/deck-db.ts';
@@ -176,6 +176,14 @@ describe('two gateways following one published store', () => {
     s3.pause();
     try {
       await new Promise((resolve) => setTimeout(resolve, 3500));
+      // A gateway starting now, with an empty cache, does not wait for a store that does not answer.
+      const hanging = new StoreFollower(s3.open(location), { cacheDir: join(dir, 'cache-hanging'), startWaitMs: 500 });
+      const startedAt = Date.now();
+      await hanging.start();
+      expect(Date.now() - startedAt).toBeLessThan(3000);
+      expect(hanging.status()).toMatchObject({ ready: false, version: null });
+      expect(() => hanging.acquire()).toThrow(/no store version loaded/);
+      void hanging.close();
       // Fail closed: past its bound, keyed endpoints and single decks answer 500 and it is not ready.
       expect(await statusOn(strict, live)).toBe(500);
       expect((await get(strict.url, `/v1/decks/${deck().id}`)).status).toBe(500);

@@ -23,6 +23,8 @@ export interface StoreFollowerOptions {
    * Default: never (keep serving the last version).
    */
   maxAgeMs?: number;
+  /** Longest wait in start() for the first download (it goes on in the background). Default 30 s. */
+  startWaitMs?: number;
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
@@ -102,9 +104,13 @@ export class StoreFollower implements StoreSource {
       await mkdir(join(this.cacheDir, 'parts'), { recursive: true });
     }
     await this.loadFromCache().catch((error: unknown) => this.options.log?.warn({ err: error }, 'store: the cache folder holds no usable version'));
-    await this.refresh();
-    await this.removeUnusedFiles();
-    this.schedule();
+    // The first look at storage: waited for (so a gateway with a reachable store starts ready),
+    // but not for long: a store that hangs must not keep the gateway from listening, not ready.
+    const first = this.refresh().then(() => this.removeUnusedFiles()).catch(() => {});
+    void first.finally(() => this.schedule());
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([first, new Promise((resolve) => (timer = setTimeout(resolve, this.options.startWaitMs ?? 30_000)))]);
+    clearTimeout(timer);
   }
 
   private schedule(): void {
@@ -154,6 +160,7 @@ export class StoreFollower implements StoreSource {
       const rejectedUntil = this.rejected.get(pointer.version);
       if (rejectedUntil !== undefined && Date.now() < rejectedUntil) return;
       const manifest = await readStoreManifest(this.driver, pointer.version);
+      if (this.closed) return;
       await this.apply(manifest);
       this.checkedAt = Date.now();
       this.problem = null;

@@ -34,7 +34,7 @@ export class StoreLineageError extends Error {
 
 export class StoreConflictError extends Error {
   constructor(location: string, version: string, found: string | null) {
-    super(`another writer made ${found ?? 'nothing'} current at ${location} while this publish was writing ${version}; ${version} was NOT made current. Nothing else changed: restore from the location, then publish again.`);
+    super(`another writer made ${found ?? 'nothing'} current at ${location} while this publish was writing ${version}; ${version} was NOT made current. Nothing else changed. If that was another command on this same database, publish again (npx snapdeck store publish); if it was another database, this one is no longer the writer: restore first.`);
     this.name = 'StoreConflictError';
   }
 }

@@ -6,8 +6,7 @@ import { readPointerAt, type StorageDriver } from '@snapdeck/snapshot';
 import { migrate } from '../db/database.ts';
 import { MIGRATIONS } from '../db/migrations.ts';
 import { storeLayout } from './layout.ts';
-import { downloadPart } from './parts.ts';
-import { readGenerations } from './parts.ts';
+import { downloadPart, readGenerations } from './parts.ts';
 import { readStoreManifest, recordPublication } from './publish.ts';
 
 export class StoreRestoreError extends Error {
