@@ -133,8 +133,8 @@ describe('snapdeck gc usage', () => {
   it('refuses unknown games and bad numbers', async () => {
     const storage = new FsDriver(join(dir, 'empty'));
     await expect(collectGarbage({ storage, games: ['pokemon'] })).rejects.toThrow(/unknown game "pokemon"/);
-    await expect(collectGarbage({ storage, keep: -1 })).rejects.toThrow(/--keep/);
-    await expect(collectGarbage({ storage, minAgeHours: Number.NaN })).rejects.toThrow(/--min-age/);
+    await expect(collectGarbage({ storage, keep: -1 })).rejects.toThrow(/keep must be a whole number/);
+    await expect(collectGarbage({ storage, minAgeHours: Number.NaN })).rejects.toThrow(/minAgeHours must be a number/);
     await expect(gcCli(['--keep', 'two'])).rejects.toThrow(/whole number/);
     const result = await collectGarbage({ storage });
     expect(result.decisions).toEqual([]);

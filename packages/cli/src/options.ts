@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { QUOTA_MAX } from '@snapdeck/contract';
+import { parseHitsPerPageList } from '@snapdeck/snapshot';
 
 /** Commander parser for options that take a positive whole number (quotas, sizes). */
 export function positiveInteger(value: string): number {
@@ -23,4 +24,13 @@ export function quota(value: string): number {
 export function nonNegativeInteger(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number (0 or more)');
   return Number(value);
+}
+
+/** Commander parser for `build --hits-per-page 1,100,1000` (the rule itself: @snapdeck/snapshot). */
+export function hitsPerPageList(value: string): number[] {
+  try {
+    return parseHitsPerPageList(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }

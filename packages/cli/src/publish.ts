@@ -1,8 +1,9 @@
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { openStorage, type StorageDriver } from '@snapdeck/snapshot';
-import { publishStore, type Db, type StorePublishResult } from '@snapdeck/store';
-import { fail, outputOf } from './commands/decks.ts';
+import { OperatorError } from '@snapdeck/contract';
+import { StoreLineageError, publishStore, type Db, type StorePublishResult } from '@snapdeck/store';
+import { outputOf } from './commands/decks.ts';
 
 /**
  * `--publish LOCATION` on the commands that change keys, tokens or decks, and the shared pieces of
@@ -34,16 +35,16 @@ export function publishTarget(option: string | undefined, env: NodeJS.ProcessEnv
  * Opens a store location, refusing what cannot be one before anything changes: an empty value, a
  * path that is a file rather than a folder, a malformed s3:// location.
  */
-export function openStoreLocation(command: Command, location: string, what: string): StorageDriver {
-  if (location.trim() === '') fail(command, `${what}: the location is empty; give a folder or s3://bucket/prefix. Nothing was changed.`, 'snapdeck.store');
+export function openStoreLocation(location: string, what: string): StorageDriver {
+  if (location.trim() === '') throw new OperatorError(`${what}: the location is empty; give a folder or s3://bucket/prefix. Nothing was changed.`);
   if (!location.startsWith('s3://')) {
     const info = statSync(location, { throwIfNoEntry: false });
-    if (info && !info.isDirectory()) fail(command, `${what}: ${location} is a file, not a folder: a store location is a folder or s3://bucket/prefix. Nothing was changed.`, 'snapdeck.store');
+    if (info && !info.isDirectory()) throw new OperatorError(`${what}: ${location} is a file, not a folder: a store location is a folder or s3://bucket/prefix. Nothing was changed.`);
   }
   try {
     return openStorage(location);
   } catch (error) {
-    return fail(command, `${what}: ${(error as Error).message}. Nothing was changed.`, 'snapdeck.store');
+    throw new OperatorError(`${what}: ${(error as Error).message}. Nothing was changed.`, { cause: error });
   }
 }
 
@@ -60,10 +61,10 @@ export interface PublishPlan {
 }
 
 /** The `--publish` option (else $SNAPDECK_PUBLISH), opened and checked; undefined: do not publish. */
-export function preparePublish(command: Command, option: string | undefined): PublishPlan | undefined {
+export function preparePublish(option: string | undefined): PublishPlan | undefined {
   const location = publishTarget(option);
   if (location === undefined) return undefined;
-  return { location, driver: openStoreLocation(command, location, `--publish ${location}`) };
+  return { location, driver: openStoreLocation(location, `--publish ${location}`) };
 }
 
 /**
@@ -78,13 +79,19 @@ export async function publishAfterChange(command: Command, db: Db, dbFile: strin
     outputOf(command).err(describePublish(result, plan.location));
     return true;
   } catch (error) {
-    return fail(
-      command,
-      `${change}, but publishing the store to ${plan.location} failed: ${(error as Error).message}\n` +
+    throw new OperatorError(
+      `${change}, but publishing the store to ${plan.location} failed: ${publishFailure(error, dbFile)}\n` +
         `The change is committed in ${dbFile}; it goes out with the next publish:\n  npx snapdeck store publish --to ${plan.location} --db ${dbFile}`,
-      'snapdeck.publish',
+      { cause: error },
     );
   } finally {
     await plan.driver.close?.();
   }
+}
+
+/** A publish failure as the operator reads it: the library's reason, and the command that fixes it. */
+export function publishFailure(error: unknown, dbFile: string): string {
+  const reason = (error as Error).message;
+  if (error instanceof StoreLineageError) return `${reason}\n  npx snapdeck store restore --from ${error.location} --db ${dbFile} --force`;
+  return reason;
 }

@@ -3,9 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command, CommanderError } from 'commander';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { registerDecksCommand } from './commands/decks.ts';
+import { runCli } from './program.ts';
 import { KEYS_PER_REQUEST, MAX_DECK_KEYS, PurgeError, purgeSurrogateKeys, purgeTargets } from './purge.ts';
 
 /** A cache stand-in on 127.0.0.1 that records every PURGE and answers `status`. */
@@ -38,15 +37,9 @@ async function importDecks(lines: string[], ...args: string[]): Promise<{ out: s
   writeFileSync(file, lines.join('\n') + '\n');
   let out = '';
   let err = '';
-  const program = new Command('snapdeck').exitOverride().configureOutput({ writeOut: (s) => (out += s), writeErr: (s) => (err += s) });
-  registerDecksCommand(program);
-  try {
-    await program.parseAsync(['decks', 'import', file, '--db', join(dir, 'snapdeck.db'), ...args], { from: 'user' });
-    return { out, err, code: 0 };
-  } catch (error) {
-    if (error instanceof CommanderError) return { out, err, code: error.exitCode };
-    throw error;
-  }
+  const output = { out: (s: string) => void (out += s), err: (s: string) => void (err += s) };
+  const code = await runCli(['decks', 'import', file, '--db', join(dir, 'snapdeck.db'), ...args], { from: 'user', output });
+  return { out, err, code };
 }
 
 /** n deck lines with ids 00000000-0000-4000-8000-<12 digits>. */

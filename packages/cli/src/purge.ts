@@ -1,3 +1,4 @@
+import { OperatorError } from '@snapdeck/contract';
 import { InvalidArgumentError } from 'commander';
 import { ALL_DECKS_KEY, SURROGATE_KEY, SURROGATE_KEY_TOKEN, deckKey } from '@snapdeck/gateway';
 
@@ -70,12 +71,7 @@ export class ChangedDecks {
   }
 }
 
-export class PurgeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PurgeError';
-  }
-}
+export class PurgeError extends OperatorError {}
 
 /** One PURGE, retried on network errors, timeouts and 5xx; throws PurgeError with the reason. */
 async function purgeOnce(url: string, tokens: string, timeoutMs: number): Promise<void> {

@@ -5,3 +5,4 @@ export * from './cards/index.ts';
 export * from './schemas.ts';
 export * from './limits.ts';
 export * from './openapi/index.ts';
+export * from './operator-error.ts';

@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GAME_SLUGS, isGameSlug, type GameSlug } from '@snapdeck/contract';
+import { OperatorError, GAME_SLUGS, isGameSlug, type GameSlug } from '@snapdeck/contract';
 import { fileExists, readCatalog, type CatalogEntry } from './catalog.ts';
 import { DEFAULT_HITS_PER_PAGE } from './layout.ts';
 import { createCompressor } from './compressor.ts';
@@ -26,20 +26,15 @@ export interface BuildResult extends PublishResult {
   seconds: number;
 }
 
-export class BuildUsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BuildUsageError';
-  }
-}
+export class BuildUsageError extends OperatorError {}
 
 /** Parses "1,100,1000" into sorted distinct page sizes, each 1 to 1000. */
 export function parseHitsPerPageList(text: string): number[] {
   const values = text.split(',').map((part) => part.trim()).filter(Boolean);
-  if (values.length === 0) throw new BuildUsageError('--hits-per-page needs at least one value');
+  if (values.length === 0) throw new BuildUsageError('the list of page sizes is empty: give at least one');
   const numbers = values.map((value) => {
     if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 1000) {
-      throw new BuildUsageError(`--hits-per-page: ${JSON.stringify(value)} is not an integer between 1 and 1000`);
+      throw new BuildUsageError(`page size ${JSON.stringify(value)} is not an integer between 1 and 1000`);
     }
     return Number(value);
   });

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { CARD_ID_PATTERN, CARD_MODELS, findGame, type GameSlug } from '@snapdeck/contract';
+import { OperatorError, CARD_ID_PATTERN, CARD_MODELS, findGame, type GameSlug } from '@snapdeck/contract';
 
 /** One problem with one line of a catalog file, in the form an operator can act on. */
 export interface CatalogProblem {
@@ -11,12 +11,11 @@ export interface CatalogProblem {
   reason: string;
 }
 
-export class CatalogInvalidError extends Error {
+export class CatalogInvalidError extends OperatorError {
   constructor(readonly problems: CatalogProblem[], readonly total: number) {
     const shown = problems.map((p) => `  ${p.file}:${p.line}: ${p.field}: ${p.reason}`).join('\n');
     const more = total > problems.length ? `\n  … and ${total - problems.length} more` : '';
     super(`catalog is invalid (${total} problem${total === 1 ? '' : 's'}); nothing was published:\n${shown}${more}`);
-    this.name = 'CatalogInvalidError';
   }
 }
 

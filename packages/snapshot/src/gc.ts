@@ -1,4 +1,4 @@
-import { GAME_SLUGS, isGameSlug } from '@snapdeck/contract';
+import { OperatorError, GAME_SLUGS, isGameSlug } from '@snapdeck/contract';
 import { VERSION_PATTERN, layout, pointerSchema } from './layout.ts';
 import { buildClaimsPrefix, versionTime } from './publish.ts';
 import type { StorageDriver } from './storage/driver.ts';
@@ -56,12 +56,7 @@ export interface GcResult {
   dryRun: boolean;
 }
 
-export class GcUsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'GcUsageError';
-  }
-}
+export class GcUsageError extends OperatorError {}
 
 export const DEFAULT_GC_KEEP = 3;
 export const DEFAULT_GC_MIN_AGE_HOURS = 48;
@@ -83,8 +78,8 @@ export async function collectGarbage(options: GcOptions): Promise<GcResult> {
   const driver = options.storage;
   const keep = options.keep ?? DEFAULT_GC_KEEP;
   const minAgeHours = options.minAgeHours ?? DEFAULT_GC_MIN_AGE_HOURS;
-  if (!Number.isInteger(keep) || keep < 0) throw new GcUsageError(`--keep must be a whole number >= 0, not ${keep}`);
-  if (!Number.isFinite(minAgeHours) || minAgeHours < 0) throw new GcUsageError(`--min-age must be a number of hours >= 0, not ${minAgeHours}`);
+  if (!Number.isInteger(keep) || keep < 0) throw new GcUsageError(`keep must be a whole number >= 0, not ${keep}`);
+  if (!Number.isFinite(minAgeHours) || minAgeHours < 0) throw new GcUsageError(`minAgeHours must be a number >= 0, not ${minAgeHours}`);
   const games = options.games && options.games.length > 0 ? [...new Set(options.games)] : [...GAME_SLUGS];
   for (const game of games) {
     if (!isGameSlug(game)) throw new GcUsageError(`unknown game ${JSON.stringify(game)}; public games are ${GAME_SLUGS.join(', ')}`);

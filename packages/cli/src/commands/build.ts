@@ -1,8 +1,6 @@
 import { Command, Option } from 'commander';
-import {
-  BuildUsageError, CatalogInvalidError, DEFAULT_HITS_PER_PAGE, PublishConflictError, StorageUnavailableError, VersionVerificationError,
-  build, openStorage, parseHitsPerPageList, type BuildProgress,
-} from '@snapdeck/snapshot';
+import { DEFAULT_HITS_PER_PAGE, build, openStorage, type BuildProgress } from '@snapdeck/snapshot';
+import { hitsPerPageList } from '../options.ts';
 import { progressReporter } from '../progress.ts';
 
 /**
@@ -26,7 +24,11 @@ export function registerBuildCommand(program: Command): void {
     .option('--catalog <dir>', 'folder of <game>.jsonl catalogs, one full card per line', 'data/catalog')
     .option('--out <location>', 'where to publish: a folder, or s3://bucket/prefix', 'snapshots')
     .addOption(new Option('--game <slug...>', 'build only these games (repeatable); default: every public game with a catalog file'))
-    .option('--hits-per-page <list>', 'comma-separated hitsPerPage values to pre-render (others are assembled on request)', DEFAULT_HITS_PER_PAGE.join(','))
+    .addOption(
+      new Option('--hits-per-page <list>', 'comma-separated hitsPerPage values to pre-render (others are assembled on request)')
+        .argParser(hitsPerPageList)
+        .default([...DEFAULT_HITS_PER_PAGE], DEFAULT_HITS_PER_PAGE.join(',')),
+    )
     .addHelpText(
       'after',
       `
@@ -49,7 +51,7 @@ Examples:
   npx snapdeck build --catalog data/real --out /srv/snapdeck/snapshots
   npx snapdeck build --out s3://my-bucket/snapdeck`,
     )
-    .action(async (options: { catalog: string; out: string; game?: string[]; hitsPerPage: string }) => {
+    .action(async (options: { catalog: string; out: string; game?: string[]; hitsPerPage: number[] }) => {
       const reporter = progressReporter(process.stderr);
       try {
         const storage = openStorage(options.out);
@@ -57,7 +59,7 @@ Examples:
           catalogDir: options.catalog,
           storage,
           games: options.game ?? [],
-          hitsPerPage: parseHitsPerPageList(options.hitsPerPage),
+          hitsPerPage: options.hitsPerPage,
           onProgress: (progress: BuildProgress) => reporter.update(`${progress.game} ${progress.phase}`, progress.done, progress.total),
           onNotice: (message) => reporter.note(message),
           afterWrite: killAfterWrites(),
@@ -74,16 +76,8 @@ Examples:
           );
         }
         await storage.close?.();
-      } catch (error) {
+      } finally {
         reporter.done();
-        if (
-          error instanceof CatalogInvalidError || error instanceof BuildUsageError || error instanceof PublishConflictError
-          || error instanceof VersionVerificationError || error instanceof StorageUnavailableError
-        ) {
-          console.error(`snapdeck build: ${error.message}`);
-          process.exit(1);
-        }
-        throw error;
       }
     });
 }

@@ -1,11 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command, CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DeckStore, openDatabase } from '@snapdeck/store';
-import { registerDecksCommand } from './decks.ts';
-import { registerTokensCommand } from './tokens.ts';
+import { runCli } from '../program.ts';
 
 let dir: string;
 let dbFile: string;
@@ -19,20 +17,9 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 async function run(...args: string[]): Promise<{ out: string; err: string; code: number }> {
   let out = '';
   let err = '';
-  // As the real entry point (main.ts) configures it: a usage hint after commander's own errors.
-  const program = new Command('snapdeck')
-    .showHelpAfterError('(run with --help for usage)')
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => (out += s), writeErr: (s) => (err += s) });
-  registerDecksCommand(program);
-  registerTokensCommand(program);
-  try {
-    await program.parseAsync(args, { from: 'user' });
-    return { out, err, code: 0 };
-  } catch (error) {
-    if (error instanceof CommanderError) return { out, err, code: error.exitCode };
-    throw error;
-  }
+  // The real entry point's program and failure reporting (main.ts runs the same), output captured.
+  const code = await runCli(args, { from: 'user', output: { out: (s) => void (out += s), err: (s) => void (err += s) } });
+  return { out, err, code };
 }
 
 const DECK_ID = '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b';
@@ -72,7 +59,7 @@ describe('snapdeck decks import', () => {
     const file = join(dir, 'bad.jsonl');
     writeFileSync(file, `${deckLine(DECK_ID)}\n\n${deckLine('9b2d4c6e-8f10-4a12-b456-7890abcdef12', { visibility: 'friends' })}\n`);
     const result = await run('decks', 'import', file, '--db', dbFile);
-    expect(result).toEqual({ out: '', err: `${file}:3: visibility: must be public or private\n`, code: 1 });
+    expect(result).toEqual({ out: '', err: `snapdeck decks import: ${file}:3: visibility: must be public or private\n`, code: 1 });
     expect(countDecks()).toBe(0);
   });
 
@@ -127,7 +114,7 @@ describe('snapdeck tokens', () => {
 
   it('an unknown or malformed deck id is a clear error with exit code 1', async () => {
     const unknown = await run('tokens', 'share', '9b2d4c6e-8f10-4a12-b456-7890abcdef12', '--db', dbFile);
-    expect(unknown).toEqual({ out: '', err: `no deck with id 9b2d4c6e-8f10-4a12-b456-7890abcdef12 in ${dbFile}\n`, code: 1 });
+    expect(unknown).toEqual({ out: '', err: `snapdeck tokens share: no deck with id 9b2d4c6e-8f10-4a12-b456-7890abcdef12 in ${dbFile}\n`, code: 1 });
     const malformed = await run('tokens', 'private', 'deck-1', '--db', dbFile);
     expect(malformed.code).toBe(1);
     expect(malformed.err).toContain('a deck id is a UUID v4');

@@ -1,19 +1,10 @@
-import { CommanderError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { OperatorError } from '@snapdeck/contract';
 import { DeckImportError, importDecksFromFile, openDatabase } from '@snapdeck/store';
 import { STORE_PROPAGATION_MS, publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
 import { ChangedDecks, MAX_DECK_KEYS, PURGE_URL_ENV, PurgeError, manualPurge, purgeSurrogateKeys, purgeTargets, purgeUrlOption } from '../purge.ts';
 
 export const DEFAULT_DB = 'data/snapdeck.db';
-
-/**
- * Prints a failure (not a usage error, so without the program's "run with --help" hint) and ends
- * the command with exit code 1. Thrown as a CommanderError, which the CLI's entry point and
- * commander's exitOverride treat as "already reported".
- */
-export function fail(command: Command, message: string, code: string): never {
-  outputOf(command).err(`${message}\n`);
-  throw new CommanderError(1, code, message);
-}
 
 /** Where a command writes: its commander output configuration (tests capture it), else the process streams. */
 export function outputOf(command: Command): { out(text: string): void; err(text: string): void } {
@@ -34,7 +25,7 @@ export function purgeTargetsOf(command: Command, options: string[] | undefined):
   try {
     return purgeTargets(options);
   } catch (error) {
-    return fail(command, `${(error as Error).message}; nothing was changed`, 'snapdeck.purge');
+    throw new OperatorError(`${(error as Error).message}; nothing was changed`);
   }
 }
 
@@ -52,11 +43,9 @@ export async function purgeAfterChange(command: Command, urls: readonly string[]
     outputOf(command).err(`purged ${named} from ${urls.join(', ')} (${requests} request${requests === 1 ? '' : 's'} each)\n`);
   } catch (error) {
     if (!(error instanceof PurgeError)) throw error;
-    fail(
-      command,
+    throw new OperatorError(
       `${change}, but purging the cache failed: ${error.message}\n` +
         `The cache may keep serving what changed until it expires. Purge it by hand:\n  ${manualPurge(urls, keys)}`,
-      'snapdeck.purge',
     );
   }
 }
@@ -100,7 +89,7 @@ exits 1 after the import.`,
     .action(async (file: string, options: { db: string; purge?: string[]; publish?: string }, command: Command) => {
       const io = outputOf(command);
       const purge = purgeTargetsOf(command, options.purge);
-      const publish = preparePublish(command, options.publish);
+      const publish = preparePublish(options.publish);
       let published = false;
       const changed = new ChangedDecks();
       const db = openDatabase(options.db);
@@ -110,10 +99,10 @@ exits 1 after the import.`,
         io.out(`${file}: ${result.upserted} decks upserted, ${result.deleted} deleted${notFound} in ${(result.elapsedMs / 1000).toFixed(2)} s\n`);
         published = await publishAfterChange(command, db, options.db, publish, `${file} was imported`);
       } catch (error) {
-        if (error instanceof DeckImportError) fail(command, `${file}:${error.line}: ${error.reason}`, 'snapdeck.import');
+        if (error instanceof DeckImportError) throw new OperatorError(`${file}:${error.line}: ${error.reason}`);
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') {
-          fail(command, `${file}: cannot read the file (${code}); nothing was imported`, 'snapdeck.import');
+          throw new OperatorError(`${file}: cannot read the file (${code}); nothing was imported`);
         }
         throw error;
       } finally {

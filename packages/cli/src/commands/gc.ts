@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
-  DEFAULT_GC_KEEP, DEFAULT_GC_MIN_AGE_HOURS, GcUsageError, StorageUnavailableError, collectGarbage, openStorage, type GcDecision,
+  DEFAULT_GC_KEEP, DEFAULT_GC_MIN_AGE_HOURS, collectGarbage, openStorage, type GcDecision,
 } from '@snapdeck/snapshot';
 
 function wholeNumber(value: string): number {
@@ -67,12 +67,6 @@ Examples:
               `(${megabytes(result.deletedTemporaryBytes)}, untouched for over an hour)`,
           );
         }
-      } catch (error) {
-        if (error instanceof GcUsageError || error instanceof StorageUnavailableError) {
-          console.error(`snapdeck gc: ${error.message}`);
-          process.exit(1);
-        }
-        throw error;
       } finally {
         await storage.close?.();
       }

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { OperatorError } from '@snapdeck/contract';
 import { apiKeyKey } from '@snapdeck/gateway';
 import { DEFAULT_QUOTA, KEY_CHANGE_CHECK_MS, KeyStore, SCOPES, openDatabase, type ApiKey } from '@snapdeck/store';
 import { quota } from '../options.ts';
@@ -25,7 +26,7 @@ export function registerKeysCommand(program: Command): void {
     .option('--publish <location>', publishHelp())
     .addHelpText('after', '\nExample:\n  npx snapdeck keys create --name partner-a --scope decks:browse:public --scope decks:read:public --quota 10000 --publish s3://my-bucket/snapdeck')
     .action(async (options: { name: string; scope?: string[]; quota: number; db: string; publish?: string }, command: Command) => {
-      const publish = preparePublish(command, options.publish);
+      const publish = preparePublish(options.publish);
       const db = openDatabase(options.db);
       try {
         const { key, record } = new KeyStore(db).create({ name: options.name, scopes: options.scope ?? [], quota: options.quota });
@@ -82,16 +83,14 @@ Example:
     )
     .action(async (keyOrId: string, options: { db: string; purge?: string[]; publish?: string }, command: Command) => {
       const purge = purgeTargetsOf(command, options.purge);
-      const publish = preparePublish(command, options.publish);
+      const publish = preparePublish(options.publish);
       const db = openDatabase(options.db);
       let revoked: ApiKey | null;
       let published = false;
       try {
         revoked = new KeyStore(db).revoke(keyOrId);
         if (!revoked) {
-          console.error(`snapdeck keys revoke: no key matches ${keyOrId.startsWith('sd_live_') ? 'that key' : JSON.stringify(keyOrId)}`);
-          process.exitCode = 1;
-          return;
+          throw new OperatorError(`no key matches ${keyOrId.startsWith('sd_live_') ? 'that key' : JSON.stringify(keyOrId)}`);
         }
         console.error(`revoked ${revoked.id} (${revoked.name})`);
         published = await publishAfterChange(command, db, options.db, publish, `${revoked.id} is revoked`);

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { OperatorError } from '@snapdeck/contract';
 import { loadDeprecations, redactRedisUrl, startGateway, type Deprecation } from '@snapdeck/gateway';
 import { nonNegativeInteger, positiveInteger, quota } from '../options.ts';
 
@@ -51,14 +52,14 @@ Examples:
     )
     .action(async (options: { port: number; host: string; snapshots: string; db: string; store?: string; cacheDir?: string; storePollMs: number; maxStoreAge?: number; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; deprecations?: string }, command: Command) => {
       if (options.store !== undefined && command.getOptionValueSource('db') === 'cli') {
-        command.error('snapdeck serve: give either --db FILE (single host) or --store LOCATION (stateless gateways), not both', { exitCode: 1 });
+        throw new OperatorError('give either --db FILE (single host) or --store LOCATION (stateless gateways), not both');
       }
       if (options.store !== undefined && !options.store.startsWith('s3://')) {
         const info = statSync(options.store, { throwIfNoEntry: false });
-        if (options.store.trim() === '' || (info && !info.isDirectory())) command.error(`snapdeck serve: --store ${options.store} is not a folder or s3://bucket/prefix`, { exitCode: 1 });
+        if (options.store.trim() === '' || (info && !info.isDirectory())) throw new OperatorError(`--store ${options.store} is not a folder or s3://bucket/prefix`);
       }
       if (options.store === undefined && (options.cacheDir !== undefined || options.maxStoreAge !== undefined)) {
-        command.error('snapdeck serve: --cache-dir and --max-store-age go with --store', { exitCode: 1 });
+        throw new OperatorError('--cache-dir and --max-store-age go with --store');
       }
       // A wrong file stops the start-up with the problems listed (main.ts prints the message).
       const deprecations: Deprecation[] | undefined = options.deprecations ? await loadDeprecations(options.deprecations) : undefined;
@@ -79,11 +80,12 @@ Examples:
         `snapdeck gateway listening on ${gateway.url}/v1 (snapshots: ${options.snapshots}, ${options.store !== undefined ? `store: ${options.store}${gateway.store.status().ready ? ` at ${gateway.store.status().version}` : ' (not loaded yet: not ready)'}` : `db: ${options.db}`}` +
           `${options.redis ? `, quota: ${redactRedisUrl(options.redis)}` : ''}${deprecations?.length ? `, ${deprecations.length} deprecated route(s)` : ''})`,
       );
-      const stop = (signal: string) => {
-        console.error(`${signal}: finishing in-flight requests, then stopping`);
-        gateway.close().then(() => process.exit(0), () => process.exit(1));
-      };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+      // Serves until SIGTERM or SIGINT, then lets in-flight requests finish; main.ts then exits.
+      const signal = await new Promise<string>((resolve) => {
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+        process.once('SIGINT', () => resolve('SIGINT'));
+      });
+      console.error(`${signal}: finishing in-flight requests, then stopping`);
+      await gateway.close();
     });
 }

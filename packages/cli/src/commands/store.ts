@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { openDatabase, publishStore, restoreStore } from '@snapdeck/store';
-import { DEFAULT_DB, fail, outputOf } from './decks.ts';
-import { PUBLISH_ENV, describePublish, openStoreLocation, publishTarget } from '../publish.ts';
+import { OperatorError } from '@snapdeck/contract';
+import { RestoreTargetExistsError, openDatabase, publishStore, restoreStore } from '@snapdeck/store';
+import { DEFAULT_DB, outputOf } from './decks.ts';
+import { PUBLISH_ENV, describePublish, openStoreLocation, publishFailure, publishTarget } from '../publish.ts';
 
 /** `snapdeck store publish|restore` (decisions.md "Operator interface", "The published store"). */
 export function registerStoreCommand(program: Command): void {
@@ -28,15 +29,15 @@ Examples:
     )
     .action(async (options: { to?: string; db: string }, command: Command) => {
       const location = publishTarget(options.to);
-      if (location === undefined) fail(command, `snapdeck store publish: where to? Give --to LOCATION (a folder or s3://bucket/prefix) or set ${PUBLISH_ENV}. Nothing was published.`, 'snapdeck.store');
-      if (!existsSync(options.db)) fail(command, `snapdeck store publish: there is no database at ${options.db}; nothing was published`, 'snapdeck.store');
-      const driver = openStoreLocation(command, location, 'snapdeck store publish');
+      if (location === undefined) throw new OperatorError(`where to? Give --to LOCATION (a folder or s3://bucket/prefix) or set ${PUBLISH_ENV}. Nothing was published.`);
+      if (!existsSync(options.db)) throw new OperatorError(`there is no database at ${options.db}; nothing was published`);
+      const driver = openStoreLocation(location, `--to ${location}`);
       const db = openDatabase(options.db);
       try {
         const result = await publishStore(db, driver, { onProgress: (message) => outputOf(command).err(`${message}\n`) });
         outputOf(command).out(describePublish(result, location));
       } catch (error) {
-        fail(command, `snapdeck store publish: ${(error as Error).message}`, 'snapdeck.publish');
+        throw new OperatorError(publishFailure(error, options.db), { cause: error });
       } finally {
         db.close();
         await driver.close?.();
@@ -59,12 +60,15 @@ Example:
   $ npx snapdeck store restore --from s3://my-bucket/snapdeck --db /var/lib/snapdeck/snapdeck.db`,
     )
     .action(async (options: { from: string; db: string; force?: boolean }, command: Command) => {
-      const driver = openStoreLocation(command, options.from, 'snapdeck store restore');
+      const driver = openStoreLocation(options.from, `--from ${options.from}`);
       try {
         const result = await restoreStore(driver, options.db, { force: options.force });
         outputOf(command).out(`restored ${options.db} from store version ${result.version} at ${options.from}: ${result.keys} keys, ${result.tokens} tokens, ${result.decks} decks\n`);
       } catch (error) {
-        fail(command, `snapdeck store restore: ${(error as Error).message}`, 'snapdeck.restore');
+        if (error instanceof RestoreTargetExistsError) {
+          throw new OperatorError(`${error.message}. Add --force to replace it (its keys, tokens and decks are lost).`, { cause: error });
+        }
+        throw new OperatorError((error as Error).message, { cause: error });
       } finally {
         await driver.close?.();
       }

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { OperatorError } from '@snapdeck/contract';
 import { DeckStore, MAX_SHARE_TTL_SECONDS, normalizeDeckId, openDatabase } from '@snapdeck/store';
-import { DEFAULT_DB, fail, outputOf } from './decks.ts';
+import { DEFAULT_DB, outputOf } from './decks.ts';
 import { publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
 
 function parseTtl(value: string): number {
@@ -22,11 +23,11 @@ function parseDeckId(value: string): string {
  * capture it: TOKEN=$(npx snapdeck tokens share ...)); a deck that does not exist is an error.
  */
 async function issueToken(command: Command, dbFile: string, deckId: string, publish: string | undefined, issue: (store: DeckStore) => string | null): Promise<void> {
-  const location = preparePublish(command, publish);
+  const location = preparePublish(publish);
   const db = openDatabase(dbFile);
   try {
     const token = issue(new DeckStore(db));
-    if (token === null) fail(command, `no deck with id ${deckId} in ${dbFile}`, 'snapdeck.deckNotFound');
+    if (token === null) throw new OperatorError(`no deck with id ${deckId} in ${dbFile}`);
     outputOf(command).out(`${token}\n`);
     await publishAfterChange(command, db, dbFile, location, `the token for ${deckId} is issued`);
   } finally {

@@ -1,3 +1,4 @@
+import { OperatorError } from '@snapdeck/contract';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Step } from '../http/pipeline.ts';
@@ -43,12 +44,7 @@ const deprecationSchema = z
 
 export const deprecationsSchema = z.array(deprecationSchema);
 
-export class DeprecationConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DeprecationConfigError';
-  }
-}
+export class DeprecationConfigError extends OperatorError {}
 
 /** Validates a deprecation list; the error names every problem with its place in the list. */
 export function parseDeprecations(value: unknown, source = 'deprecations'): Deprecation[] {

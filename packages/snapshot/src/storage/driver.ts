@@ -1,3 +1,4 @@
+import { OperatorError } from '@snapdeck/contract';
 /**
  * One interface for every place a snapshot can live (in the spirit of unjs/unstorage): the
  * builder writes through it, the gateway reads through it. Keys are '/'-separated paths relative
@@ -75,9 +76,8 @@ export class ObjectNotFoundError extends Error {
   }
 }
 
-export class StorageUnavailableError extends Error {
+export class StorageUnavailableError extends OperatorError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = 'StorageUnavailableError';
   }
 }

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { CARD_ID_PATTERN, GAME_SLUGS, UUID_V4 } from '@snapdeck/contract';
+import { OperatorError, CARD_ID_PATTERN, GAME_SLUGS, UUID_V4 } from '@snapdeck/contract';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/database.ts';
 import { parseIsoMs } from './timestamps.ts';
@@ -41,13 +41,12 @@ export interface ImportResult {
   elapsedMs: number;
 }
 
-export class DeckImportError extends Error {
+export class DeckImportError extends OperatorError {
   constructor(
     readonly line: number,
     readonly reason: string,
   ) {
     super(`line ${line}: ${reason}`);
-    this.name = 'DeckImportError';
   }
 }
 

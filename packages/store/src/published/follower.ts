@@ -149,7 +149,7 @@ export class StoreFollower implements StoreSource {
     try {
       const pointer = await readPointerAt(this.driver, storeLayout.pointer);
       if (!pointer) {
-        this.problem = `no store has been published at ${this.driver.location} (npx snapdeck store publish --to ${this.driver.location})`;
+        this.problem = `no store has been published at ${this.driver.location}`;
         return;
       }
       if (this.current?.version === pointer.version) {

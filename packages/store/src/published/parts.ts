@@ -1,3 +1,4 @@
+import { OperatorError } from '@snapdeck/contract';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
@@ -146,12 +147,7 @@ export function partObjects(part: StorePart, ref: PartRef): Array<[string, { siz
 }
 
 /** A stored part does not match its manifest (a corrupted or missing object). */
-export class PartChecksumError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PartChecksumError';
-  }
-}
+export class PartChecksumError extends OperatorError {}
 
 /**
  * Downloads a part into `file` (written beside it, renamed into place only once whole): every

@@ -1,3 +1,4 @@
+import { OperatorError } from '@snapdeck/contract';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -22,27 +23,24 @@ import { buildAuthPart, buildDecksPart, describePart, partObjects, readGeneratio
  * 4. The pointer, with compare-and-swap against what it was at step 1; then the record.
  */
 
-export class StoreLineageError extends Error {
-  constructor(location: string, current: string, recorded: string | null) {
+export class StoreLineageError extends OperatorError {
+  constructor(readonly location: string, current: string, recorded: string | null) {
     super(
       `refusing to publish: the store at ${location} is at version ${current}, which this database ${recorded ? `was not derived from (it last published or restored ${recorded})` : 'has never published or restored'}. ` +
-        `There is one writer per store. To make this host the writer, restore first:\n  npx snapdeck store restore --from ${location} --db <file> [--force]\nNothing was published.`,
+        'There is one writer per store. To make this host the writer, restore first from that location. Nothing was published.',
     );
-    this.name = 'StoreLineageError';
   }
 }
 
-export class StoreConflictError extends Error {
+export class StoreConflictError extends OperatorError {
   constructor(location: string, version: string, found: string | null) {
-    super(`another writer made ${found ?? 'nothing'} current at ${location} while this publish was writing ${version}; ${version} was NOT made current. Nothing else changed. If that was another command on this same database, publish again (npx snapdeck store publish); if it was another database, this one is no longer the writer: restore first.`);
-    this.name = 'StoreConflictError';
+    super(`another writer made ${found ?? 'nothing'} current at ${location} while this publish was writing ${version}; ${version} was NOT made current. Nothing else changed. If that was another command on this same database, publish again; if it was another database, this one is no longer the writer: restore first.`);
   }
 }
 
-export class StoreVerificationError extends Error {
+export class StoreVerificationError extends OperatorError {
   constructor(location: string, version: string, problems: string[]) {
     super(`store version ${version} was NOT made current at ${location}: ${problems.length} object(s) do not match:\n  ${problems.slice(0, 5).join('\n  ')}\nPublish again to rewrite them.`);
-    this.name = 'StoreVerificationError';
   }
 }
 

@@ -1,3 +1,4 @@
+import { OperatorError } from '@snapdeck/contract';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -9,10 +10,12 @@ import { storeLayout } from './layout.ts';
 import { downloadPart, readGenerations } from './parts.ts';
 import { readStoreManifest, recordPublication } from './publish.ts';
 
-export class StoreRestoreError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'StoreRestoreError';
+export class StoreRestoreError extends OperatorError {}
+
+/** The database to restore exists and replacing it was not asked for (`force`). */
+export class RestoreTargetExistsError extends StoreRestoreError {
+  constructor(readonly file: string) {
+    super(`${file} already exists; nothing was changed`);
   }
 }
 
@@ -34,7 +37,7 @@ export interface StoreRestoreResult {
 export async function restoreStore(driver: StorageDriver, file: string, options: { force?: boolean } = {}): Promise<StoreRestoreResult> {
   const target = resolve(file);
   if (existsSync(target) && !options.force) {
-    throw new StoreRestoreError(`${file} already exists; nothing was changed. Add --force to replace it (its keys, tokens and decks are lost).`);
+    throw new RestoreTargetExistsError(file);
   }
   const pointer = await readPointerAt(driver, storeLayout.pointer);
   if (!pointer) throw new StoreRestoreError(`no store has been published at ${driver.location} (no ${storeLayout.pointer}); nothing was changed`);

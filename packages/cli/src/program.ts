@@ -1,0 +1,63 @@
+import { Command } from 'commander';
+import { registerBuildCommand } from './commands/build.ts';
+import { registerDecksCommand } from './commands/decks.ts';
+import { registerGcCommand } from './commands/gc.ts';
+import { registerKeysCommand } from './commands/keys.ts';
+import { registerServeCommand } from './commands/serve.ts';
+import { registerStoreCommand } from './commands/store.ts';
+import { registerTokensCommand } from './commands/tokens.ts';
+import { reportFailure } from './report.ts';
+
+/** Where the CLI writes; the process streams unless a caller (a test) captures them. */
+export interface CliOutput {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const PROCESS_OUTPUT: CliOutput = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) };
+
+/** The whole `snapdeck` program. Commander throws instead of exiting (exitOverride): main.ts exits. */
+export function createProgram(output: CliOutput = PROCESS_OUTPUT): Command {
+  const program = new Command()
+    .name('snapdeck')
+    .description('Publish trading-card-game catalogs as immutable snapshots and serve them, with decks, over HTTP (/v1).')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ sortSubcommands: false })
+    .configureOutput({ writeOut: output.out, writeErr: output.err })
+    .exitOverride();
+  registerBuildCommand(program);
+  registerServeCommand(program);
+  registerGcCommand(program);
+  registerKeysCommand(program);
+  registerDecksCommand(program);
+  registerTokensCommand(program);
+  registerStoreCommand(program);
+  // Subcommands are created after exitOverride and the output are set, so they inherit both.
+  return program;
+}
+
+/** The path of a command below the program: `keys revoke`. */
+function pathOf(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
+}
+
+/**
+ * Runs the CLI and returns its exit code; never exits. `argv` as node gives it (`from: 'node'`)
+ * or the arguments alone (`from: 'user'`).
+ */
+export async function runCli(argv: readonly string[], options: { from?: 'node' | 'user'; output?: CliOutput } = {}): Promise<number> {
+  const output = options.output ?? PROCESS_OUTPUT;
+  const program = createProgram(output);
+  let running = '';
+  program.hook('preAction', (_program, action) => {
+    running = pathOf(action);
+  });
+  try {
+    await program.parseAsync(argv, { from: options.from ?? 'node' });
+    return 0;
+  } catch (error) {
+    return reportFailure(error, running, output.err);
+  }
+}
