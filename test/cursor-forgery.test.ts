@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FsDriver, SnapshotStore, build, encodeCursor, resolveCursor, type StorageDriver } from '@snapdeck/snapshot';
+import { FsDriver, SnapshotReader, build, encodeCursor, resolveCursor, type StorageDriver } from '@snapdeck/snapshot';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
 import { tempDir } from './helpers/harness.ts';
 
@@ -21,7 +21,7 @@ describe('forged cursors', () => {
       await writeGeneratedCatalog(join(dir, 'catalog'), { gundam: 30 });
       await build({ catalogDir: join(dir, 'catalog'), storage: new FsDriver(join(dir, 'snapshots')), hitsPerPage: [10] });
       const { driver, reads } = counting(new FsDriver(join(dir, 'snapshots')));
-      const store = new SnapshotStore(driver);
+      const store = new SnapshotReader(driver);
       const current = (await store.current('gundam'))!;
       const genuine = current.cursorFor(10, 1);
       expect((await resolveCursor(store, genuine, 'gundam', 10)).ok).toBe(true);

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FsDriver, readPointerAt } from '@snapdeck/snapshot';
+import { FsDriver, readPointer } from '@snapdeck/snapshot';
 import { openDatabase, readPublication, storeLayout } from '@snapdeck/store';
 import { runCli, startCliGateway } from './helpers/cli-gateway.ts';
 import { deck } from './helpers/deck-db.ts';
@@ -78,7 +78,7 @@ describe('bad input to the store commands', () => {
   it('store publish onto a damaged current version is refused', async () => {
     const { db, location } = await published('damaged');
     const driver = new FsDriver(location);
-    const pointer = (await readPointerAt(driver, storeLayout.pointer))!;
+    const pointer = (await readPointer(driver, storeLayout.pointer))!;
     await writeFile(join(location, storeLayout.manifest(pointer.version)), '{"format": 1, "kind": "snapdeck-store"');
     await runCli(['keys', 'create', '--name', 'x', '--db', db]);
     const before = await snapshotOf(location);
@@ -113,7 +113,7 @@ describe('bad input to the store commands', () => {
 
     // A segment with one byte changed: refused, nothing written, not even with --force.
     const driver = new FsDriver(location);
-    const pointer = (await readPointerAt(driver, storeLayout.pointer))!;
+    const pointer = (await readPointer(driver, storeLayout.pointer))!;
     const manifest = JSON.parse((await driver.get(storeLayout.manifest(pointer.version)))!.body.toString());
     const segment = join(location, storeLayout.segment('decks', manifest.parts.decks.sha256, 0));
     const bytes = readFileSync(segment);
@@ -187,12 +187,12 @@ describe('a writer killed during a publish', () => {
     it(`${what}: the previous version stays current (or the new one is whole), and the next publish completes`, async () => {
       const { db, location } = await published(`killed-${at.replace(/\W/g, '')}`);
       const driver = new FsDriver(location);
-      const before = (await readPointerAt(driver, storeLayout.pointer))!.version;
+      const before = (await readPointer(driver, storeLayout.pointer))!.version;
       const file = join(dir, `more-${at.replace(/\W/g, '')}.jsonl`);
       await writeFile(file, Array.from({ length: 300 }, () => JSON.stringify(deck())).join('\n'));
       expect((await runCli(['decks', 'import', file, '--db', db])).code).toBe(0);
       expect(await killedPublish(db, location, at)).toBe('SIGKILL');
-      const after = (await readPointerAt(driver, storeLayout.pointer))!.version;
+      const after = (await readPointer(driver, storeLayout.pointer))!.version;
       if (at === 'current.json') expect(after).not.toBe(before);
       else expect(after).toBe(before);
       const next = await runCli(['store', 'publish', '--to', location, '--db', db]);

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FsDriver, readPointerAt } from '@snapdeck/snapshot';
+import { FsDriver, readPointer } from '@snapdeck/snapshot';
 import { DeckStore, KeyStore, StoreFollower, openDatabase, publishStore, storeLayout, type Db } from '@snapdeck/store';
 import { deck, line } from './helpers/deck-db.ts';
 import { tempDir } from './helpers/harness.ts';
@@ -66,7 +66,7 @@ describe('StoreFollower', () => {
     await new DeckStore(db).import(decks.map(line));
     const key = new KeyStore(db).create({ name: 'with decks' }).key;
     await publishStore(db, driver);
-    const version = (await readPointerAt(driver, storeLayout.pointer))!.version;
+    const version = (await readPointer(driver, storeLayout.pointer))!.version;
     await follower.refresh();
     // The auth part is swapped in by refresh itself; the decks arrive in the background.
     const early = follower.acquire();
@@ -88,7 +88,7 @@ describe('StoreFollower', () => {
         // A storage fault after the writer's checks: the new auth segment is damaged once the
         // pointer has moved, before any gateway has read it.
         if (written === storeLayout.pointer) {
-          const pointer = (await readPointerAt(driver, storeLayout.pointer))!;
+          const pointer = (await readPointer(driver, storeLayout.pointer))!;
           const manifest = JSON.parse((await driver.get(storeLayout.manifest(pointer.version)))!.body.toString());
           const segment = join(driver.location, storeLayout.segment('auth', manifest.parts.auth.sha256, 0));
           await writeFile(segment, Buffer.from('not the bytes the manifest names'));

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FsDriver, build, newVersionId, readPointerAt, sha256Hex, swapPointer } from '@snapdeck/snapshot';
+import { FsDriver, build, newVersionId, readPointer, sha256Hex, swapPointer } from '@snapdeck/snapshot';
 import { StoreFollower, storeLayout, storeManifestSchema } from '@snapdeck/store';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
 import { runCli, startCliGateway, type CliGateway } from './helpers/cli-gateway.ts';
@@ -84,7 +84,7 @@ describe('two gateways following one published store', () => {
     expect(ms).toBeLessThan(5000);
     for (const g of gateways) {
       const ready = JSON.parse((await get(g.url, '/readyz')).text);
-      expect(ready.store.version).toBe((await readPointerAt(s3.open(location), storeLayout.pointer))!.version);
+      expect(ready.store.version).toBe((await readPointer(s3.open(location), storeLayout.pointer))!.version);
     }
   });
 
@@ -119,7 +119,7 @@ describe('two gateways following one published store', () => {
 
   it('a corrupted object is never served: the version is refused, logged, and the previous one kept', async () => {
     const driver = s3.open(location);
-    const pointer = (await readPointerAt(driver, storeLayout.pointer))!;
+    const pointer = (await readPointer(driver, storeLayout.pointer))!;
     const manifest = storeManifestSchema.parse(JSON.parse(Buffer.from((await driver.get(storeLayout.manifest(pointer.version)))!.body).toString()));
     // A new version whose auth part is stored with one byte flipped (its manifest names the good checksums).
     const good = (await driver.get(storeLayout.segment('auth', manifest.parts.auth.sha256, 0)))!.body;
@@ -140,7 +140,7 @@ describe('two gateways following one published store', () => {
       expect(await readdir(join(dir, g === gateways[0] ? 'cache-a' : 'cache-b', 'parts'))).not.toContain(`auth-${fakeSha}.db`);
     }
     // The operator puts the pointer back; the writer goes on from there.
-    const now = (await readPointerAt(driver, storeLayout.pointer))!;
+    const now = (await readPointer(driver, storeLayout.pointer))!;
     await swapPointer(driver, storeLayout.pointer, pointer.version, now);
     await driver.close();
   });
@@ -232,13 +232,13 @@ describe('two gateways following one published store', () => {
 
   it('two writers: the second publish is refused and changes nothing; store restore then publish works', async () => {
     const driver = s3.open(location);
-    const before = (await readPointerAt(driver, storeLayout.pointer))!.version;
+    const before = (await readPointer(driver, storeLayout.pointer))!.version;
     const second = join(dir, 'second-writer.db');
     const made = await writer(['keys', 'create', '--name', 'rogue', '--db', second, '--publish', location]);
     expect(made.code).toBe(1);
     expect(made.stderr).toMatch(/restore first/);
     const rogue = made.stdout.trim();
-    expect((await readPointerAt(driver, storeLayout.pointer))!.version).toBe(before);
+    expect((await readPointer(driver, storeLayout.pointer))!.version).toBe(before);
     expect(await statusOn(gateways[0]!, rogue)).toBe(401);
 
     const restored = join(dir, 'restored.db');

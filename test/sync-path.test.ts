@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryQuotaCounter, createApp } from '@snapdeck/gateway';
 import { KeyStore, openDatabase, type Db } from '@snapdeck/store';
-import { SnapshotStore, openStorage } from '@snapdeck/snapshot';
+import { SnapshotReader, openStorage } from '@snapdeck/snapshot';
 import { startDeckEnv, type DeckTestEnv } from './helpers/decks.ts';
 
 let env: DeckTestEnv;
@@ -19,7 +19,7 @@ let paths: string[];
 beforeAll(async () => {
   env = await startDeckEnv({ digimon: 40, gundam: 10, 'grand-archive': 10, 'chrono-core': 10 });
   db = openDatabase(env.dbFile);
-  const snapshots = new SnapshotStore(openStorage(env.snapshots), { pointerTtlMs: 60_000 });
+  const snapshots = new SnapshotReader(openStorage(env.snapshots), { pointerTtlMs: 60_000 });
   app = createApp({ db, keys: new KeyStore(db), quota: new MemoryQuotaCounter(), snapshots, log: pino({ level: 'silent' }) });
   const first = (await (await fetch(`${env.gateway.base}/games/digimon/cards?hitsPerPage=7`, { headers: { 'X-API-Key': env.key } })).json()) as { data: { cursor: string } };
   paths = [

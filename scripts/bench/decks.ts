@@ -27,7 +27,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GameSlug } from '@snapdeck/contract';
 import { DECK_CURSOR_SECRET, DeckStore, KeyStore, ResolvedDeckCache, catalogLookup, deckDetails, getOrCreateSecret, importDecks, listPublicDecks, MIGRATIONS, openDatabase } from '@snapdeck/store';
-import { SnapshotStore, openStorage } from '@snapdeck/snapshot';
+import { SnapshotReader, openStorage } from '@snapdeck/snapshot';
 import { SYNTHETIC_TEMPLATES, generateDeckLines } from '../lib/deck-generator.ts';
 import { writeDefaultCatalog } from '../generate-catalog.ts';
 import { rssMB, startGatewayProcess } from './lib/process.ts';
@@ -46,7 +46,7 @@ async function bareServer(port: number, dbFile: string, snapshotsDir: string): P
   const store = new DeckStore(db);
   const cache = new ResolvedDeckCache();
   const cursorKey = getOrCreateSecret(db, DECK_CURSOR_SECRET);
-  const snapshots = new SnapshotStore(openStorage(snapshotsDir));
+  const snapshots = new SnapshotReader(openStorage(snapshotsDir));
   const lookupFor = async (game: GameSlug) => catalogLookup(game, (await snapshots.current(game))!);
   const json = (res: import('node:http').ServerResponse, status: number, body: string) => {
     res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });

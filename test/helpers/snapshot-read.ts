@@ -1,24 +1,23 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { SnapshotStore, layout, pointerSchema, type StorageDriver } from '@snapdeck/snapshot';
+import { SnapshotReader, layout, readPointer, type StorageDriver } from '@snapdeck/snapshot';
 
 export const cliPath = join(import.meta.dirname, '..', '..', 'packages', 'cli', 'bin', 'snapdeck.js');
 
-/** The version current.json names, or null. */
+/** The version a game's current.json names, or null. */
 export async function currentVersionOf(driver: StorageDriver, game: string): Promise<string | null> {
-  const object = await driver.get(layout.pointer(game));
-  return object ? pointerSchema.parse(JSON.parse(Buffer.from(object.body).toString())).version : null;
+  return (await readPointer(driver, layout.pointer(game)))?.version ?? null;
 }
 
 /**
- * Reads the current version of a game the way the gateway does (a fresh SnapshotStore, so the
+ * Reads the current version of a game the way the gateway does (a fresh SnapshotReader, so the
  * manifest, index checksum and file sizes are checked), walks every page of `hitsPerPage` in all
  * three encodings and looks every card up. Returns the version and the ids in walk order.
  */
 export async function readCurrentFully(driver: StorageDriver, game: string, hitsPerPage = 100): Promise<{ version: string; ids: string[] }> {
   const errors: unknown[] = [];
-  const store = new SnapshotStore(driver, { pointerTtlMs: 0, onError: (error) => errors.push(error) });
-  const current = await store.current(game);
+  const reader = new SnapshotReader(driver, { pointerTtlMs: 0, onError: (error) => errors.push(error) });
+  const current = await reader.current(game);
   if (!current) throw new Error(`no current version of ${game} (${errors.map(String).join('; ')})`);
   const ids: string[] = [];
   for (let page = 0; page < current.pageCount(hitsPerPage); page++) {

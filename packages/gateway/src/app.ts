@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import type { Logger } from 'pino';
-import { VersionGoneError, andThen, type MaybePromise, type SnapshotStore, type SnapshotVersion } from '@snapdeck/snapshot';
+import { VersionGoneError, andThen, type MaybePromise, type SnapshotReader, type SnapshotVersion } from '@snapdeck/snapshot';
 import { LocalStoreSource, type Db, type KeyStore, type StoreSource } from '@snapdeck/store';
 import type { GatewayEnv } from './env.ts';
 import { sendError } from './http/errors.ts';
@@ -29,7 +29,7 @@ export interface GatewayOptions {
   db?: Db;
   keys?: KeyStore;
   quota: QuotaCounter;
-  snapshots: SnapshotStore;
+  snapshots: SnapshotReader;
   log: Logger;
   /** Quota per client address for GET /v1/decks/{deckId} (no key). */
   addressQuota?: number;

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import pino, { type Logger } from 'pino';
-import { SnapshotStore, openStorage } from '@snapdeck/snapshot';
+import { SnapshotReader, openStorage } from '@snapdeck/snapshot';
 import { createApp } from './app.ts';
 import { LocalStoreSource, StoreFollower, openDatabase, type Db, type StoreSource } from '@snapdeck/store';
 import { MemoryQuotaCounter, type QuotaCounter } from './quota/counter.ts';
@@ -47,7 +47,7 @@ export interface RunningGateway {
   db: Db | null;
   /** Where keys, tokens and decks come from. */
   store: StoreSource;
-  snapshots: SnapshotStore;
+  snapshots: SnapshotReader;
   /** Stops accepting connections, lets in-flight requests finish, then closes everything. */
   close(): Promise<void>;
 }
@@ -72,7 +72,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     store = new LocalStoreSource(db);
   }
   const storage = openStorage(config.snapshots);
-  const snapshots = new SnapshotStore(storage, {
+  const snapshots = new SnapshotReader(storage, {
     cacheBytes: config.cacheBytes,
     pointerTtlMs: config.pointerTtlMs,
     onError: (err, context) => log.warn({ err }, context),

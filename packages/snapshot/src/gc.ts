@@ -1,5 +1,6 @@
 import { OperatorError, GAME_SLUGS, isGameSlug } from '@snapdeck/contract';
-import { VERSION_PATTERN, layout, pointerSchema } from './layout.ts';
+import { VERSION_PATTERN, layout } from './layout.ts';
+import { InvalidPointerError, readPointer } from './reader/pointer.ts';
 import { buildClaimsPrefix, versionTime } from './publish.ts';
 import type { StorageDriver } from './storage/driver.ts';
 import { forEachLimit, listSizes } from './storage/inspect.ts';
@@ -65,12 +66,11 @@ const DELETES_IN_FLIGHT = 8;
 export const TEMPORARY_MAX_AGE_MS = 3600_000;
 
 async function currentVersion(driver: StorageDriver, game: string): Promise<string | null> {
-  const object = await driver.get(layout.pointer(game));
-  if (!object) return null;
   try {
-    return pointerSchema.parse(JSON.parse(Buffer.from(object.body).toString('utf8'))).version;
+    return (await readPointer(driver, layout.pointer(game)))?.version ?? null;
   } catch (error) {
-    throw new Error(`${driver.location}/${layout.pointer(game)} cannot be read (${(error as Error).message}); nothing of ${game} was deleted`, { cause: error });
+    if (!(error instanceof InvalidPointerError)) throw error;
+    throw new Error(`${driver.location}/${layout.pointer(game)} cannot be read (${((error.cause ?? error) as Error).message}); nothing of ${game} was deleted`, { cause: error });
   }
 }
 

@@ -5,30 +5,10 @@
  * Immutable files first, verified, the pointer last: a reader following the pointer never sees a
  * version that is not whole.
  */
-import { createHash } from 'node:crypto';
-import { pointerSchema, type Pointer } from './layout.ts';
+import type { Pointer } from './layout.ts';
+import { readPointer } from './reader/pointer.ts';
 import { PreconditionFailedError, type StorageDriver } from './storage/driver.ts';
 import { forEachLimit, storedChecksum } from './storage/inspect.ts';
-
-export const sha256Hex = (body: Uint8Array): string => createHash('sha256').update(body).digest('hex');
-
-/** A pointer as read from storage, with the entity tag a compare-and-swap needs. */
-export interface PointerRead extends Pointer {
-  etag: string;
-}
-
-/** The pointer at `key`, or null when there is none; throws when it is there but not a pointer. */
-export async function readPointerAt(driver: StorageDriver, key: string): Promise<PointerRead | null> {
-  const object = await driver.get(key);
-  if (!object) return null;
-  let pointer: Pointer;
-  try {
-    pointer = pointerSchema.parse(JSON.parse(Buffer.from(object.body).toString('utf8')));
-  } catch (error) {
-    throw new Error(`${driver.location}/${key} is not a valid pointer: ${(error as Error).message}`, { cause: error });
-  }
-  return { ...pointer, etag: object.etag };
-}
 
 /** The pointer moved (or was created) by someone else between the read and the swap. */
 export class PointerMovedError extends Error {
@@ -55,7 +35,7 @@ export async function swapPointer(
     await afterWrite?.(key);
   } catch (error) {
     if (!(error instanceof PreconditionFailedError)) throw error;
-    const now = await readPointerAt(driver, key).catch(() => null);
+    const now = await readPointer(driver, key).catch(() => null);
     if (now?.version !== version) throw new PointerMovedError(key, now?.version ?? null);
   }
 }

@@ -38,8 +38,10 @@ import { OperatorError } from '@snapdeck/contract';
  * is claimed (the claim is replaced with `ifMatch`) and the files are written again under it.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { PointerMovedError, readPointerAt, sha256Hex, swapPointer, verifyStored } from './pointer.ts';
-import { deriveCursorKey, encodeCursor } from './cursor.ts';
+import { PointerMovedError, swapPointer, verifyStored } from './pointer.ts';
+import { readPointer } from './reader/pointer.ts';
+import { sha256Hex } from './hash.ts';
+import { deriveCursorKey, encodeCursor } from './cursor/format.ts';
 import type { CatalogEntry } from './catalog.ts';
 import {
   DEFAULT_SEGMENT_BYTES, INDEX_FILE, LOCATION_SECRET_KEY, PACK_CARDS, PACK_HITS, VERSION_PATTERN, layout, pagesPack,
@@ -146,10 +148,6 @@ export function buildHash(game: string, entries: readonly CatalogEntry[], hitsPe
   return hash.digest('hex');
 }
 
-async function readPointer(driver: StorageDriver, game: string): Promise<{ version: string; etag: string } | null> {
-  return readPointerAt(driver, layout.pointer(game));
-}
-
 /** The location's secret, created (create-only) by the first build that needs it. */
 async function locationSecret(driver: StorageDriver, afterWrite: PublishOptions['afterWrite']): Promise<Buffer> {
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -214,7 +212,7 @@ export async function publishVersion(driver: StorageDriver, game: string, entrie
   const segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
   const hash = buildHash(game, entries, options.hitsPerPage, segmentBytes);
   // The pointer as it is now: the compare-and-swap at the end succeeds only if nobody moved it.
-  const base = await readPointer(driver, game);
+  const base = await readPointer(driver, layout.pointer(game));
   const secret = await locationSecret(driver, options.afterWrite);
   const claim = await claimVersion(driver, game, hash, base, options.afterWrite);
   const version = claim.version;

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { SnapshotStore } from '@snapdeck/snapshot';
+import type { SnapshotReader } from '@snapdeck/snapshot';
 import type { StoreSource } from '@snapdeck/store';
 import type { GatewayRoutes } from '../app.ts';
 import { sendRendered } from '../http/rendered.ts';
@@ -22,7 +22,7 @@ export class GatewayMetrics implements RequestObserver {
   private readonly requestChildren = new Map<string, CounterChild>();
   private readonly durationChildren = new Map<string, HistogramChild>();
 
-  constructor(snapshots: SnapshotStore, quota?: QuotaCounter, store?: StoreSource) {
+  constructor(snapshots: SnapshotReader, quota?: QuotaCounter, store?: StoreSource) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({

@@ -65,4 +65,17 @@ describe('timestamps', () => {
       expect(parseIsoMs(text)).toBeNull();
     },
   );
+
+  it('cursors minted before the envelope moved to @snapdeck/snapshot still decode, byte for byte', () => {
+    // Minted by the code of fe5ebdb (this file's own HMAC before issue 12).
+    const minted = Buffer.alloc(32, 9);
+    const since: DeckListing = { game: 'gundam', sort: 'updatedAt', updatedSince: 1700000000000 };
+    const at = { value: 1700000123456, id: '0b4f6c1e-2d3a-4b5c-8d9e-0f1a2b3c4d5e' };
+    const old = 'ZDF8Z3VuZGFtfHVwZGF0ZWRBdHxhfDE3MDAwMDAwMDAwMDB8MTcwMDAwMDEyMzQ1NnwwYjRmNmMxZS0yZDNhLTRiNWMtOGQ5ZS0wZjFhMmIzYzRkNWU.uSJ9KEG0pfB24cqL3fCZKw';
+    expect(encodeDeckCursor(minted, since, at)).toBe(old);
+    expect(decodeDeckCursor(minted, old, since)).toEqual({ ok: true, position: at });
+    const start: DeckListing = { game: 'gundam', sort: 'createdAt', updatedSince: null };
+    expect(encodeDeckCursor(minted, start, null)).toBe('ZDF8Z3VuZGFtfGNyZWF0ZWRBdHxkfC18LXwt._SdVJDPkw1wj22L23nAwjA');
+    expect(decodeDeckCursor(minted, 'ZDF8Z3VuZGFtfGNyZWF0ZWRBdHxkfC18LXwt._SdVJDPkw1wj22L23nAwjA', start)).toEqual({ ok: true, position: null });
+  });
 });

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { openToken, signToken, verifyToken } from '@snapdeck/snapshot';
 import type { DeckPosition, DeckSort } from './types.ts';
 import { isDeckSort } from './types.ts';
 
@@ -9,7 +9,7 @@ import { isDeckSort } from './types.ts';
  * or the start of the listing when no deck has been returned yet. A cursor from another listing,
  * a hand-made or a tampered one fails verification, and the route answers 400 `Invalid cursor`.
  *
- * Wire form: base64url(payload) "." base64url(first 16 bytes of HMAC-SHA256(key, payload)),
+ * Wire form: the signed-token envelope of @snapdeck/snapshot (cursor/signed-token.ts) around
  * payload = "d1|<game>|<sort>|<a|d>|<updatedSince ms or ->|<value or ->|<id or ->".
  */
 
@@ -29,15 +29,9 @@ export function directionOf(listing: DeckListing): Direction {
 }
 
 const VERSION = 'd1';
-const MAC_BYTES = 16;
-const MAX_CURSOR_LENGTH = 512;
 const INTEGER = /^-?(0|[1-9]\d{0,15})$/;
 const DECK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const GAME = /^[a-z0-9-]{1,64}$/;
-
-function mac(key: Uint8Array, payload: string): Buffer {
-  return createHmac('sha256', key).update(payload).digest().subarray(0, MAC_BYTES);
-}
 
 function payloadOf(listing: DeckListing, position: DeckPosition | null): string {
   const dir = directionOf(listing) === 'asc' ? 'a' : 'd';
@@ -49,8 +43,7 @@ function payloadOf(listing: DeckListing, position: DeckPosition | null): string 
 
 /** A cursor for `listing` pointing just after `position`, or at the start when it is null. */
 export function encodeDeckCursor(key: Uint8Array, listing: DeckListing, position: DeckPosition | null): string {
-  const payload = payloadOf(listing, position);
-  return `${Buffer.from(payload).toString('base64url')}.${mac(key, payload).toString('base64url')}`;
+  return signToken(key, payloadOf(listing, position));
 }
 
 export type CursorResult = { ok: true; position: DeckPosition | null } | { ok: false };
@@ -61,18 +54,9 @@ export type CursorResult = { ok: true; position: DeckPosition | null } | { ok: f
  */
 export function decodeDeckCursor(key: Uint8Array, token: string, listing: DeckListing): CursorResult {
   const fail = { ok: false } as const;
-  if (token.length === 0 || token.length > MAX_CURSOR_LENGTH) return fail;
-  const dot = token.indexOf('.');
-  if (dot <= 0 || dot !== token.lastIndexOf('.')) return fail;
-  const encodedPayload = token.slice(0, dot);
-  const encodedSignature = token.slice(dot + 1);
-  if (!/^[A-Za-z0-9_-]+$/.test(encodedPayload) || !/^[A-Za-z0-9_-]+$/.test(encodedSignature)) return fail;
-  const payload = Buffer.from(encodedPayload, 'base64url').toString('utf8');
-  const signature = Buffer.from(encodedSignature, 'base64url');
-  // Re-encoding must give back the same text: rejects non-canonical base64url.
-  if (signature.length !== MAC_BYTES || signature.toString('base64url') !== encodedSignature) return fail;
-  if (Buffer.from(payload).toString('base64url') !== encodedPayload) return fail;
-  if (!timingSafeEqual(mac(key, payload), signature)) return fail;
+  const opened = openToken(token);
+  if (!opened || !verifyToken(key, opened)) return fail;
+  const payload = opened.payload;
 
   // Signed by us, so the shape is ours; still parse strictly rather than trust it blindly.
   const parts = payload.split('|');

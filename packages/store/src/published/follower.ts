@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile, rename } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { readPointerAt, type StorageDriver } from '@snapdeck/snapshot';
+import { readPointer, type StorageDriver } from '@snapdeck/snapshot';
 import { DECK_CURSOR_SECRET } from '../decks/secret.ts';
 import { DeckStore } from '../decks/store.ts';
 import { KeyStore } from '../keys/store.ts';
@@ -147,7 +147,7 @@ export class StoreFollower implements StoreSource {
 
   private async refreshOnce(): Promise<void> {
     try {
-      const pointer = await readPointerAt(this.driver, storeLayout.pointer);
+      const pointer = await readPointer(this.driver, storeLayout.pointer);
       if (!pointer) {
         this.problem = `no store has been published at ${this.driver.location}`;
         return;

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
-  PointerMovedError, listSizes, newVersionId, readPointerAt, sha256Hex, swapPointer, verifyStored, versionTime, type StorageDriver,
+  PointerMovedError, listSizes, newVersionId, readPointer, sha256Hex, swapPointer, verifyStored, versionTime, type StorageDriver,
 } from '@snapdeck/snapshot';
 import type { Db } from '../db/database.ts';
 import { DECK_CURSOR_SECRET, getOrCreateSecret } from '../decks/secret.ts';
@@ -85,7 +85,7 @@ export const STORE_PRUNE_MIN_AGE_MS = 60 * 60 * 1000;
 export async function pruneStore(driver: StorageDriver, options: { keep?: number; minAgeMs?: number } = {}): Promise<{ versions: number; bytes: number }> {
   const keep = options.keep ?? STORE_KEEP_VERSIONS;
   const minAgeMs = options.minAgeMs ?? STORE_PRUNE_MIN_AGE_MS;
-  const pointer = await readPointerAt(driver, storeLayout.pointer);
+  const pointer = await readPointer(driver, storeLayout.pointer);
   if (!pointer) return { versions: 0, bytes: 0 };
   const versions = (await driver.list(storeLayout.versionsPrefix))
     .map((key) => key.slice(storeLayout.versionsPrefix.length).replace(/\.json$/, ''))
@@ -180,7 +180,7 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
   // The listing cursor key travels with the decks: every gateway signs and checks the same cursors.
   getOrCreateSecret(db, DECK_CURSOR_SECRET);
 
-  const base = await readPointerAt(driver, storeLayout.pointer);
+  const base = await readPointer(driver, storeLayout.pointer);
   let publication = readPublication(db, location);
   if (base && publication?.pending_version === base.version) {
     // The last publish made its version current and was killed before writing it down.

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { readPointerAt, type StorageDriver } from '@snapdeck/snapshot';
+import { readPointer, type StorageDriver } from '@snapdeck/snapshot';
 import { migrate } from '../db/database.ts';
 import { MIGRATIONS } from '../db/migrations.ts';
 import { storeLayout } from './layout.ts';
@@ -39,7 +39,7 @@ export async function restoreStore(driver: StorageDriver, file: string, options:
   if (existsSync(target) && !options.force) {
     throw new RestoreTargetExistsError(file);
   }
-  const pointer = await readPointerAt(driver, storeLayout.pointer);
+  const pointer = await readPointer(driver, storeLayout.pointer);
   if (!pointer) throw new StoreRestoreError(`no store has been published at ${driver.location} (no ${storeLayout.pointer}); nothing was changed`);
   const manifest = await readStoreManifest(driver, pointer.version);
   await mkdir(dirname(target), { recursive: true });
