@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CatalogInvalidError, FsDriver, build, layout, manifestSchema } from '@snapdeck/snapshot';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
+import { FaultyDriver } from './helpers/faulty-driver.ts';
 import { tempDir } from './helpers/harness.ts';
 
 const cli = join(import.meta.dirname, '..', 'packages', 'cli', 'bin', 'snapdeck.js');
@@ -46,9 +47,10 @@ describe('snapdeck build', () => {
       const cards = await writeGeneratedCatalog(catalog, { 'chrono-core': 30 });
       await writeFile(join(catalog, 'chrono-core-playtest.jsonl'), cards['chrono-core']!.map((c) => JSON.stringify(c)).join('\n'));
       const storage = new FsDriver(join(dir, 'snapshots'));
-      const written: string[] = [];
+      const recording = new FaultyDriver(storage);
+      const written = recording.writes;
       const notices: string[] = [];
-      const [result] = await build({ catalogDir: catalog, storage, hitsPerPage: [1, 10], afterWrite: (key) => void written.push(key), onNotice: (m) => notices.push(m) });
+      const [result] = await build({ catalogDir: catalog, storage: recording, hitsPerPage: [1, 10], onNotice: (m) => notices.push(m) });
       expect(notices.join('\n')).toContain('chrono-core-playtest');
       expect(await storage.list('chrono-core-playtest/')).toEqual([]);
       expect(written.at(-1)).toBe(layout.pointer('chrono-core'));

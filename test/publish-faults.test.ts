@@ -5,9 +5,10 @@ import {
   FsDriver, PublishConflictError, VersionVerificationError, build, layout, pointerSchema, type StorageDriver,
 } from '@snapdeck/snapshot';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
+import { FaultyDriver } from './helpers/faulty-driver.ts';
 import { tempDir } from './helpers/harness.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
-import { currentVersionOf, readCurrentFully, runCli } from './helpers/snapshot-read.ts';
+import { currentVersionOf, readCurrentFully, runCli, runChild } from './helpers/snapshot-read.ts';
 
 /**
  * Publishing under faults, on a local folder and on S3 (moto): builds killed with SIGKILL at
@@ -28,8 +29,9 @@ beforeAll(async () => {
     const cards = await writeGeneratedCatalog(join(dir, `catalog-${name}`), { [GAME]: count }, seed);
     catalogs[name] = { dir: join(dir, `catalog-${name}`), ids: cards[GAME]!.map((card) => card.id).sort() };
   }
-  freshWrites = [];
-  await build({ catalogDir: catalogs.B.dir, storage: new FsDriver(join(dir, 'count')), afterWrite: (key) => void freshWrites.push(key) });
+  const recording = new FaultyDriver(new FsDriver(join(dir, 'count')));
+  await build({ catalogDir: catalogs.B.dir, storage: recording });
+  freshWrites = recording.writes;
 });
 
 afterAll(async () => {
@@ -64,12 +66,15 @@ const kinds: Kind[] = [
   },
 ];
 
+/** A build in this process; with `afterWrite`, through a FaultyDriver that runs it after each write. */
 const buildOf = (name: 'A' | 'B' | 'C', driver: StorageDriver, afterWrite?: (key: string) => Promise<void> | void) =>
-  build({ catalogDir: catalogs[name].dir, storage: driver, afterWrite });
+  build({ catalogDir: catalogs[name].dir, storage: afterWrite ? new FaultyDriver(driver, { afterWrite }) : driver });
 
 describe.each(kinds)('publishing to a $name', (kind) => {
-  const cli = (out: string, catalog: 'A' | 'B' | 'C', extraEnv: Record<string, string> = {}) =>
-    runCli(['build', '--catalog', catalogs[catalog].dir, '--out', out], { ...kind.env(), ...extraEnv });
+  const cli = (out: string, catalog: 'A' | 'B' | 'C') => runCli(['build', '--catalog', catalogs[catalog].dir, '--out', out], kind.env());
+  /** A build in a child process (test/helpers/build-child.ts) that SIGKILLs itself after its Nth write. */
+  const killedBuild = (out: string, catalog: 'A' | 'B' | 'C', writes: number) =>
+    runChild('build-child.ts', [catalogs[catalog].dir, out, String(writes)], kind.env());
 
   it('a build killed at several points (the last one between manifest and pointer) leaves the previous version current and readable; running it again finishes, skipping what was uploaded', async () => {
     const { out, driver } = kind.location();
@@ -81,7 +86,7 @@ describe.each(kinds)('publishing to a $name', (kind) => {
     // Writes of a build of B here (the secret exists): claim, files..., manifest, pointer.
     const fileCount = freshWrites.length - 4;
     for (const writes of [2, 3]) {
-      const run = await cli(out, 'B', { SNAPDECK_TEST_KILL_AFTER_WRITES: String(writes) });
+      const run = await killedBuild(out, 'B', writes);
       expect(run.signal, run.stderr).toBe('SIGKILL');
       await expectPrevious();
     }
@@ -90,7 +95,7 @@ describe.each(kinds)('publishing to a $name', (kind) => {
     const versionFiles = (await driver.list(layout.versionsPrefix(GAME))).filter((key) => !key.includes(a!.version));
     expect(versionFiles.length).toBeGreaterThanOrEqual(3);
     expect(versionFiles.length).toBeLessThan(fileCount);
-    const run = await cli(out, 'B', { SNAPDECK_TEST_KILL_AFTER_WRITES: String(fileCount - versionFiles.length + 1) });
+    const run = await killedBuild(out, 'B', fileCount - versionFiles.length + 1);
     expect(run.signal, run.stderr).toBe('SIGKILL');
     await expectPrevious();
     expect((await driver.list(layout.versionsPrefix(GAME))).filter((key) => key.endsWith('/manifest.json'))).toHaveLength(2);

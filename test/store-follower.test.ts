@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsDriver, readPointer } from '@snapdeck/snapshot';
 import { DeckStore, KeyStore, StoreFollower, openDatabase, publishStore, storeLayout, type Db } from '@snapdeck/store';
 import { deck, line } from './helpers/deck-db.ts';
+import { FaultyDriver } from './helpers/faulty-driver.ts';
 import { tempDir } from './helpers/harness.ts';
 
 let dir: string;
@@ -83,7 +84,7 @@ describe('StoreFollower', () => {
   it('never opens a part whose checksum does not match; keeps the previous version', async () => {
     const key = new KeyStore(db).create({ name: 'tampered' }).key;
     const before = follower.status().version;
-    await publishStore(db, driver, {
+    await publishStore(db, new FaultyDriver(driver, {
       afterWrite: async (written) => {
         // A storage fault after the writer's checks: the new auth segment is damaged once the
         // pointer has moved, before any gateway has read it.
@@ -94,7 +95,7 @@ describe('StoreFollower', () => {
           await writeFile(segment, Buffer.from('not the bytes the manifest names'));
         }
       },
-    });
+    }));
     await follower.refresh();
     expect(follower.status().version).toBe(before);
     expect(follower.status().problem).toMatch(/does not match/);

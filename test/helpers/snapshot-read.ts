@@ -46,8 +46,17 @@ export interface CliRun {
 
 /** Runs the snapdeck CLI in a child process (asynchronously, so several can run at once). */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return run([cliPath, ...args], env);
+}
+
+/** Runs a script of test/helpers (e.g. build-child.ts) in a child process, like runCli. */
+export function runChild(script: string, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return run(['--import', 'tsx', join(import.meta.dirname, script), ...args], env);
+}
+
+function run(argv: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
+    const child = spawn(process.execPath, argv, {
       env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

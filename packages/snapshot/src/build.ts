@@ -17,7 +17,6 @@ export interface BuildOptions {
   onProgress?: (progress: BuildProgress) => void;
   /** Notes for the operator (skipped files and the like). */
   onNotice?: (message: string) => void;
-  afterWrite?: (key: string) => Promise<void> | void;
 }
 
 export type BuildProgress = { game: string; phase: 'reading'; done: number; total: number } | PublishProgress;
@@ -93,7 +92,6 @@ export async function build(options: BuildOptions): Promise<BuildResult[]> {
         compressor,
         segmentBytes: options.segmentBytes,
         onProgress: options.onProgress,
-        afterWrite: options.afterWrite,
       });
       catalogs.delete(game); // let the entries go before the next game
       results.push({ ...published, seconds: readSeconds + (performance.now() - started) / 1000 });

@@ -24,7 +24,7 @@ export class PointerMovedError extends Error {
  * apart by reading the pointer again: when it names `version`, the swap happened.
  */
 export async function swapPointer(
-  driver: StorageDriver, key: string, version: string, base: { etag: string } | null, afterWrite?: (key: string) => Promise<void> | void,
+  driver: StorageDriver, key: string, version: string, base: { etag: string } | null,
 ): Promise<void> {
   const pointer: Pointer = { version, publishedAt: new Date().toISOString() };
   try {
@@ -32,7 +32,6 @@ export async function swapPointer(
       contentType: 'application/json',
       ...(base ? { ifMatch: base.etag } : { ifNoneMatch: '*' as const }),
     });
-    await afterWrite?.(key);
   } catch (error) {
     if (!(error instanceof PreconditionFailedError)) throw error;
     const now = await readPointer(driver, key).catch(() => null);

@@ -66,11 +66,6 @@ export interface PublishOptions {
   compressor: Compressor;
   segmentBytes?: number;
   onProgress?: (progress: PublishProgress) => void;
-  /**
-   * For tests: called after each object this run writes to storage (skipped ones are not
-   * written), so a build can be interrupted at a known point.
-   */
-  afterWrite?: (key: string) => Promise<void> | void;
 }
 
 export interface PublishResult {
@@ -149,7 +144,7 @@ export function buildHash(game: string, entries: readonly CatalogEntry[], hitsPe
 }
 
 /** The location's secret, created (create-only) by the first build that needs it. */
-async function locationSecret(driver: StorageDriver, afterWrite: PublishOptions['afterWrite']): Promise<Buffer> {
+async function locationSecret(driver: StorageDriver): Promise<Buffer> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const existing = await driver.get(LOCATION_SECRET_KEY);
     if (existing) {
@@ -158,7 +153,6 @@ async function locationSecret(driver: StorageDriver, afterWrite: PublishOptions[
     }
     try {
       await driver.put(LOCATION_SECRET_KEY, randomBytes(32), { ifNoneMatch: '*' });
-      await afterWrite?.(LOCATION_SECRET_KEY);
     } catch (error) {
       if (!(error instanceof PreconditionFailedError)) throw error;
       // Someone else created it first: read theirs.
@@ -172,7 +166,7 @@ async function locationSecret(driver: StorageDriver, afterWrite: PublishOptions[
  * claimed now. A claimed version older than the current one is replaced by a new id.
  */
 async function claimVersion(
-  driver: StorageDriver, game: string, hash: string, base: { version: string } | null, afterWrite: PublishOptions['afterWrite'],
+  driver: StorageDriver, game: string, hash: string, base: { version: string } | null,
 ): Promise<{ version: string; resumed: boolean }> {
   const key = claimKey(game, hash);
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -194,7 +188,6 @@ async function claimVersion(
     const body = Buffer.from(JSON.stringify({ version, build: hash, claimedAt: new Date().toISOString() }));
     try {
       await driver.put(key, body, existing ? { ifMatch: existing.etag, contentType: 'application/json' } : { ifNoneMatch: '*', contentType: 'application/json' });
-      await afterWrite?.(key);
       return { version, resumed: false };
     } catch (error) {
       if (!(error instanceof PreconditionFailedError)) throw error;
@@ -213,8 +206,8 @@ export async function publishVersion(driver: StorageDriver, game: string, entrie
   const hash = buildHash(game, entries, options.hitsPerPage, segmentBytes);
   // The pointer as it is now: the compare-and-swap at the end succeeds only if nobody moved it.
   const base = await readPointer(driver, layout.pointer(game));
-  const secret = await locationSecret(driver, options.afterWrite);
-  const claim = await claimVersion(driver, game, hash, base, options.afterWrite);
+  const secret = await locationSecret(driver);
+  const claim = await claimVersion(driver, game, hash, base);
   const version = claim.version;
   if (base?.version === version) {
     const current = await driver.get(layout.manifest(game, version));
@@ -250,7 +243,6 @@ export async function publishVersion(driver: StorageDriver, game: string, entrie
       }
     }
     await driver.put(key, body, contentType ? { contentType } : undefined);
-    await options.afterWrite?.(key);
   };
   const writeFile = async (name: string, body: Uint8Array) => {
     const key = layout.file(game, version, name);
@@ -383,7 +375,7 @@ export async function publishVersion(driver: StorageDriver, game: string, entrie
   // 6. The pointer: compare-and-swap against what it was when this run started, never backwards.
   if (base !== null && version < base.version) throw new PublishConflictError(game, version, base.version, base.version);
   try {
-    await swapPointer(driver, layout.pointer(game), version, base, options.afterWrite);
+    await swapPointer(driver, layout.pointer(game), version, base);
   } catch (error) {
     // Our own write may have landed with its answer lost, or a concurrent run of the same input
     // made this very version current: swapPointer tells those apart from a real conflict.

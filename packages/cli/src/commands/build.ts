@@ -3,20 +3,6 @@ import { DEFAULT_HITS_PER_PAGE, build, openStorage, type BuildProgress } from '@
 import { hitsPerPageList } from '../options.ts';
 import { progressReporter } from '../progress.ts';
 
-/**
- * For fault tests only: SNAPDECK_TEST_KILL_AFTER_WRITES=N makes the process kill itself with
- * SIGKILL right after its Nth storage write, like a crash or an OOM kill at that point.
- */
-function killAfterWrites(): ((key: string) => void) | undefined {
-  const limit = process.env.SNAPDECK_TEST_KILL_AFTER_WRITES;
-  if (limit === undefined || !/^\d+$/.test(limit)) return undefined;
-  let writes = 0;
-  return () => {
-    writes += 1;
-    if (writes >= Number(limit)) process.kill(process.pid, 'SIGKILL');
-  };
-}
-
 export function registerBuildCommand(program: Command): void {
   program
     .command('build')
@@ -62,7 +48,6 @@ Examples:
           hitsPerPage: options.hitsPerPage,
           onProgress: (progress: BuildProgress) => reporter.update(`${progress.game} ${progress.phase}`, progress.done, progress.total),
           onNotice: (message) => reporter.note(message),
-          afterWrite: killAfterWrites(),
         });
         reporter.done();
         for (const r of results) {

@@ -121,7 +121,7 @@ async function readSegment(handle: import('node:fs/promises').FileHandle, offset
  * Uploads a part's segments (one in memory at a time), skipping those already stored with the
  * same size and checksum (an unchanged part, or a run that was interrupted); returns the bytes sent.
  */
-export async function uploadPart(driver: StorageDriver, part: StorePart, file: string, ref: PartRef, segmentBytes = STORE_SEGMENT_BYTES, afterWrite?: (key: string) => Promise<void> | void): Promise<number> {
+export async function uploadPart(driver: StorageDriver, part: StorePart, file: string, ref: PartRef, segmentBytes = STORE_SEGMENT_BYTES): Promise<number> {
   let sent = 0;
   const handle = await open(file, 'r');
   try {
@@ -132,7 +132,6 @@ export async function uploadPart(driver: StorageDriver, part: StorePart, file: s
       if (there?.size === expected.size && there.sha256 === expected.sha256) continue;
       const body = await readSegment(handle, n * segmentBytes, expected.size);
       await driver.put(key, body);
-      await afterWrite?.(key);
       sent += body.length;
     }
   } finally {

@@ -61,8 +61,6 @@ export interface StorePublishResult {
 
 export interface StorePublishOptions {
   segmentBytes?: number;
-  /** For tests: called after each object written, so a publish can be killed at a known point. */
-  afterWrite?: (key: string) => Promise<void> | void;
   onProgress?: (message: string) => void;
   /** Versions kept besides the current one (default STORE_KEEP_VERSIONS). */
   keep?: number;
@@ -214,7 +212,7 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
       const generation = part === 'auth' ? buildAuthPart(db, file) : buildDecksPart(db, file);
       const ref = await describePart(file, generation, segmentBytes);
       options.onProgress?.(`uploading the ${part} part (${ref.size} bytes, ${ref.segments.length} segment(s))`);
-      bytesSent += await uploadPart(driver, part, file, ref, segmentBytes, options.afterWrite);
+      bytesSent += await uploadPart(driver, part, file, ref, segmentBytes);
       parts[part] = ref;
       built.push(part);
     }
@@ -229,7 +227,6 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
     };
     const body = Buffer.from(JSON.stringify(manifest, null, 1));
     await driver.put(storeLayout.manifest(version), body, { ifNoneMatch: '*', contentType: 'application/json' });
-    await options.afterWrite?.(storeLayout.manifest(version));
     bytesSent += body.length;
 
     // What this publish wrote is checked in storage; a part named again unchanged was checked by
@@ -251,7 +248,7 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
     const generations = { auth: manifest.parts.auth.generation, decks: manifest.parts.decks.generation };
     recordPending(db, location, version, generations);
     try {
-      await swapPointer(driver, storeLayout.pointer, version, base, options.afterWrite);
+      await swapPointer(driver, storeLayout.pointer, version, base);
     } catch (error) {
       if (error instanceof PointerMovedError) throw new StoreConflictError(location, version, error.found);
       throw error;
