@@ -4,7 +4,7 @@ import { OperatorError, GAME_SLUGS, isGameSlug, type GameSlug } from '@snapdeck/
 import { fileExists, readCatalog, type CatalogEntry } from './catalog.ts';
 import { DEFAULT_HITS_PER_PAGE } from './layout.ts';
 import { createCompressor } from './compressor.ts';
-import { publishVersion, type PublishProgress, type PublishResult } from './publish.ts';
+import { publishVersion, type PublishProgress, type PublishResult } from './publish/publish-version.ts';
 import type { StorageDriver } from './storage/driver.ts';
 
 export interface BuildOptions {

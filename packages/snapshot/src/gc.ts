@@ -1,7 +1,7 @@
 import { OperatorError, GAME_SLUGS, isGameSlug } from '@snapdeck/contract';
-import { VERSION_PATTERN, layout } from './layout.ts';
+import { VERSION_PATTERN, buildClaimsPrefix, layout, versionTime } from './layout.ts';
+import { claimedVersion } from './publish/claim.ts';
 import { InvalidPointerError, readPointer } from './reader/pointer.ts';
-import { buildClaimsPrefix, versionTime } from './publish.ts';
 import type { StorageDriver } from './storage/driver.ts';
 import { forEachLimit, listSizes } from './storage/inspect.ts';
 
@@ -144,15 +144,10 @@ export async function collectGarbage(options: GcOptions): Promise<GcResult> {
     await forEachLimit(claims, DELETES_IN_FLIGHT, async (key) => {
       const object = await driver.get(key);
       if (!object) return;
-      let version: unknown;
-      try {
-        version = (JSON.parse(Buffer.from(object.body).toString('utf8')) as { version?: unknown }).version;
-      } catch {
-        version = undefined;
-      }
-      const time = typeof version === 'string' ? versionTime(version) : null;
-      const orphan = typeof version === 'string' && !byVersion.has(version) && time !== null && now - time.getTime() >= minAgeMs;
-      if (typeof version === 'string' && (deleted.has(version) || orphan)) {
+      const version = claimedVersion(object.body);
+      const time = version !== null ? versionTime(version) : null;
+      const orphan = version !== null && !byVersion.has(version) && time !== null && now - time.getTime() >= minAgeMs;
+      if (version !== null && (deleted.has(version) || orphan)) {
         result.deletedClaims += 1;
         if (!options.dryRun) await driver.delete(key);
       }

@@ -14,7 +14,6 @@ function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
-/** Files of writers in progress (or killed): `<key>.tmp-*` and `<key>.lock`; never listed as keys. */
 /** Every file below `dir` (none when it does not exist or is not a folder). */
 async function* filesUnder(dir: string): AsyncGenerator<{ full: string; name: string }> {
   let entries;
@@ -31,6 +30,7 @@ async function* filesUnder(dir: string): AsyncGenerator<{ full: string; name: st
   }
 }
 
+/** Files of writers in progress (or killed): `<key>.tmp-*` and `<key>.lock`; never listed as keys. */
 function isTemporary(name: string): boolean {
   return name.includes('.tmp-') || name.endsWith('.lock');
 }
@@ -142,7 +142,16 @@ export class FsDriver implements StorageDriver {
     return { size: body.length, etag: etagOf(body) };
   }
 
-  /** Compare-and-swap under a lock file, so two writers cannot both replace the same version. */
+  /**
+   * Compare-and-swap under a lock file, so two writers cannot both replace the same version.
+   *
+   * Hand-written on purpose, not proper-lockfile (checked for issue 12): its stale-lock takeover is
+   * stat, then rmdir, then mkdir, so two writers that find the same stale lock can both end up
+   * holding it (moxystudio/node-proper-lockfile#121, open) — the very case breakStaleLock exists
+   * for, and here it would let two builds replace current.json at once. It also refreshes the
+   * lock's mtime on a timer and reports a compromised lock by throwing from that timer, machinery
+   * a lock held for a few milliseconds does not need.
+   */
   private async swapIfMatch(key: string, target: string, temp: string, expected: string): Promise<void> {
     const lock = `${target}.lock`;
     const handle = await this.acquireLock(key, lock);

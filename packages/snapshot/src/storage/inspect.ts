@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import pMap from 'p-map';
+import { sha256Hex } from '../hash.ts';
 import type { StorageDriver } from './driver.ts';
 import { FsDriver } from './fs.ts';
 
@@ -38,23 +39,28 @@ export async function storedChecksum(driver: StorageDriver, key: string, expecte
   if (info.sha256) return { size: info.size, sha256: info.sha256 };
   const object = await driver.get(key);
   if (!object) return null;
-  return { size: object.body.length, sha256: createHash('sha256').update(object.body).digest('hex') };
+  return { size: object.body.length, sha256: sha256Hex(object.body) };
 }
 
-/** Runs `task` over `items`, at most `limit` at a time; the first failure is thrown. */
+/**
+ * Runs `task` over `items`, at most `limit` at a time (p-map); the first failure is thrown and no
+ * further item is started.
+ */
 export async function forEachLimit<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (failure === undefined && next < items.length) {
-      const item = items[next++]!;
-      try {
-        await task(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure) throw failure.error;
+  await pMap(items, task, { concurrency: Math.max(1, limit) });
+}
+
+/**
+ * Checks every object in storage against its expected size and SHA-256 (the driver's stored
+ * checksum when it has one, else the bytes, hashed); the problems found, sorted (none: all good).
+ */
+export async function verifyStored(driver: StorageDriver, expected: ReadonlyArray<readonly [string, { size: number; sha256: string }]>, inFlight = 8): Promise<string[]> {
+  const problems: string[] = [];
+  await forEachLimit(expected, inFlight, async ([key, file]) => {
+    const found = await storedChecksum(driver, key, file.size);
+    if (!found) problems.push(`${key} is missing`);
+    else if (found.size !== file.size) problems.push(`${key} has ${found.size} bytes, the manifest says ${file.size}`);
+    else if (found.sha256 !== file.sha256) problems.push(`${key} does not match its SHA-256 in the manifest`);
+  });
+  return problems.sort();
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VERSION_PATTERN } from '@snapdeck/snapshot';
+import { SHA256_HEX_PATTERN, VERSION_PATTERN } from '@snapdeck/snapshot';
 
 /**
  * The published store, beside card snapshots under the same LOCATION (games own `<slug>/`, the
@@ -33,7 +33,7 @@ export type StorePart = (typeof STORE_PARTS)[number];
 /** Segments of a part file: big enough for few requests, small enough to hold one in memory. */
 export const STORE_SEGMENT_BYTES = 16 * 1024 * 1024;
 
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+const sha256 = z.string().regex(SHA256_HEX_PATTERN);
 export const partRefSchema = z.object({
   sha256,
   size: z.number().int().nonnegative(),

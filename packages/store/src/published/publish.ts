@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
-  PointerMovedError, listSizes, newVersionId, readPointer, sha256Hex, swapPointer, verifyStored, versionTime, type StorageDriver,
+  PointerMovedError, listSizes, readPointer, sha256Hex, swapPointer, verifyStored, versionIdAfter, versionTime, type StorageDriver,
 } from '@snapdeck/snapshot';
 import type { Db } from '../db/database.ts';
 import { DECK_CURSOR_SECRET, getOrCreateSecret } from '../decks/secret.ts';
@@ -217,12 +217,9 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
       built.push(part);
     }
 
-    let time = Date.now();
-    const baseTime = base ? versionTime(base.version) : null;
-    if (baseTime && baseTime.getTime() >= time) time = baseTime.getTime() + 1;
-    const version = newVersionId(new Date(time));
+    const version = versionIdAfter(base?.version ?? null);
     const manifest: StoreManifest = {
-      format: 1, kind: 'snapdeck-store', version, createdAt: new Date(time).toISOString(), base: base?.version ?? null,
+      format: 1, kind: 'snapdeck-store', version, createdAt: versionTime(version)!.toISOString(), base: base?.version ?? null,
       parts: { auth: parts.auth!, decks: parts.decks! },
     };
     const body = Buffer.from(JSON.stringify(manifest, null, 1));

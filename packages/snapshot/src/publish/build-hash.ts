@@ -1,0 +1,19 @@
+import { createHash } from 'node:crypto';
+import type { CatalogEntry } from '../catalog.ts';
+
+/** Bump when rendering changes so that the same input gets a new version id (publish-version.ts). */
+const RENDER_REVISION = 1;
+
+/** SHA-256 of everything that determines a version's bytes (see publish-version.ts). */
+export function buildHash(game: string, entries: readonly CatalogEntry[], hitsPerPage: readonly number[], segmentBytes: number): string {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify({ scheme: 'snapdeck-version', render: RENDER_REVISION, format: 1, game, hitsPerPage, segmentBytes }));
+  // JSON text never holds a raw NUL or newline, so these separators are unambiguous.
+  for (const entry of entries) {
+    hash.update(`\n${entry.id}\0`);
+    hash.update(entry.card);
+    hash.update('\0');
+    hash.update(entry.hit);
+  }
+  return hash.digest('hex');
+}
