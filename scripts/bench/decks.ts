@@ -17,7 +17,6 @@
  * (Internally, `decks.ts --bare-server PORT DB SNAPSHOTS` is the baseline server.)
  */
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -27,7 +26,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GameSlug } from '@snapdeck/contract';
 import { DECK_CURSOR_SECRET, DeckStore, KeyStore, ResolvedDeckCache, catalogLookup, deckDetails, getOrCreateSecret, importDecks, listPublicDecks, MIGRATIONS, openDatabase } from '@snapdeck/store';
-import { SnapshotReader, openStorage } from '@snapdeck/snapshot';
+import { SnapshotReader, openStorage, sha256Hex } from '@snapdeck/snapshot';
 import { SYNTHETIC_TEMPLATES, generateDeckLines } from '../lib/deck-generator.ts';
 import { writeDefaultCatalog } from '../generate-catalog.ts';
 import { rssMB, startGatewayProcess } from './lib/process.ts';
@@ -112,10 +111,7 @@ async function main(): Promise<void> {
   console.log(`snapdeck deck benchmark — ${new Date().toISOString()}, node ${process.version}, wrk ${CONNECTIONS} connections, ${seconds} s per run, ${PINNING}\n`);
 
   // 1. The million-deck database, cached between runs.
-  const version = createHash('sha256')
-    .update(JSON.stringify({ DECKS, SEED, SYNTHETIC_TEMPLATES, schema: MIGRATIONS.map((m) => [m.version, m.sql]) }))
-    .digest('hex')
-    .slice(0, 16);
+  const version = sha256Hex(JSON.stringify({ DECKS, SEED, SYNTHETIC_TEMPLATES, schema: MIGRATIONS.map((m) => [m.version, m.sql]) })).slice(0, 16);
   const dbFile = join(tmpdir(), `snapdeck-bench-decks-${DECKS}-${version}.db`);
   if (fresh) for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbFile}${suffix}`, { force: true });
   if (!existsSync(dbFile)) {

@@ -18,13 +18,12 @@
  * Usage: npm run bench:store [-- --seconds 8 --rounds 5 --fresh]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FsDriver } from '@snapdeck/snapshot';
+import { FsDriver, sha256Hex } from '@snapdeck/snapshot';
 import { KeyStore, MIGRATIONS, importDecks, openDatabase, publishStore, type Db } from '@snapdeck/store';
 import { SYNTHETIC_TEMPLATES, generateDeckLines } from '../lib/deck-generator.ts';
 import { writeDefaultCatalog } from '../generate-catalog.ts';
@@ -53,7 +52,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A database of `count` generated decks, built once and cached (a copy is used, so runs start alike). */
 async function deckDatabase(count: number, work: string): Promise<string> {
-  const version = createHash('sha256').update(JSON.stringify({ count, SEED, SYNTHETIC_TEMPLATES, schema: MIGRATIONS.map((m) => [m.version, m.sql]) })).digest('hex').slice(0, 16);
+  const version = sha256Hex(JSON.stringify({ count, SEED, SYNTHETIC_TEMPLATES, schema: MIGRATIONS.map((m) => [m.version, m.sql]) })).slice(0, 16);
   const cached = join(tmpdir(), `snapdeck-bench-store-${count}-${version}.db`);
   if (fresh) rmSync(cached, { force: true });
   if (!existsSync(cached)) {

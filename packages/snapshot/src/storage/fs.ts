@@ -1,12 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { constants, createReadStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import { link, mkdir, open, readFile, readdir, rename, rm, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { sha256Hex, sha256OfFile } from '../hash.ts';
 import { ObjectNotFoundError, PreconditionFailedError, type ObjectInfo, type PutOptions, type StorageDriver, type StoredObject } from './driver.ts';
 
 /** Entity tag of a local file: a hash of its bytes, so it is the same on every machine. */
 function etagOf(body: Uint8Array): string {
-  return createHash('sha256').update(body).digest('hex').slice(0, 32);
+  return sha256Hex(body).slice(0, 32);
 }
 
 function isMissing(error: unknown): boolean {
@@ -102,19 +103,14 @@ export class FsDriver implements StorageDriver {
 
   /** Size, entity tag and SHA-256, hashed as the file streams by (segments can be large). */
   async head(key: string): Promise<ObjectInfo | null> {
-    const hash = createHash('sha256');
-    let size = 0;
+    let file;
     try {
-      for await (const chunk of createReadStream(this.path(key)) as AsyncIterable<Buffer>) {
-        hash.update(chunk);
-        size += chunk.length;
-      }
+      file = await sha256OfFile(this.path(key));
     } catch (error) {
       if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return null;
       throw error;
     }
-    const sha256 = hash.digest('hex');
-    return { size, etag: sha256.slice(0, 32), sha256 };
+    return { size: file.size, etag: file.sha256.slice(0, 32), sha256: file.sha256 };
   }
 
   async put(key: string, body: Uint8Array, options: PutOptions = {}): Promise<ObjectInfo> {

@@ -6,6 +6,7 @@ import {
 import {
   ObjectNotFoundError, PreconditionFailedError, StorageUnavailableError, type ObjectInfo, type PutOptions, type StorageDriver, type StoredObject,
 } from './driver.ts';
+import { SHA256_HEX_PATTERN, sha256Hex } from '../hash.ts';
 
 /**
  * How to reach S3 (or an S3-compatible store). `s3OptionsFromEnv` reads them from the standard
@@ -111,10 +112,6 @@ function isUnavailable(error: unknown): boolean {
 
 function md5Hex(body: Uint8Array): string {
   return createHash('md5').update(body).digest('hex');
-}
-
-function sha256Hex(body: Uint8Array): string {
-  return createHash('sha256').update(body).digest('hex');
 }
 
 /**
@@ -239,7 +236,7 @@ export class S3Driver implements StorageDriver {
         const plainEtag = etag.replace(/"/g, '');
         // Trust the stored SHA-256 only while S3's own content hash still agrees with the MD5
         // recorded next to it (ETags that are not a plain MD5 cannot be checked: trust them).
-        if (sha256 && /^[0-9a-f]{64}$/.test(sha256) && (!md5 || !/^[0-9a-f]{32}$/.test(plainEtag) || plainEtag === md5)) {
+        if (sha256 && SHA256_HEX_PATTERN.test(sha256) && (!md5 || !/^[0-9a-f]{32}$/.test(plainEtag) || plainEtag === md5)) {
           info.sha256 = sha256;
         }
         return info;

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '@snapdeck/snapshot';
 import type { Db } from '../db/database.ts';
 
 export const KEY_PATTERN = /^sd_live_[0-9a-f]{32}$/;
@@ -28,7 +29,7 @@ interface Row {
 }
 
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return sha256Hex(secret);
 }
 
 function toKey(row: Row): ApiKey {

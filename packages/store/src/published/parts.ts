@@ -1,10 +1,9 @@
 import { OperatorError } from '@snapdeck/contract';
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { sha256Hex, storedChecksum, type StorageDriver } from '@snapdeck/snapshot';
+import { sha256Hex, sha256OfFile, storedChecksum, type StorageDriver } from '@snapdeck/snapshot';
 import type { Db } from '../db/database.ts';
 import { STORE_SEGMENT_BYTES, storeLayout, type PartRef, type StorePart } from './layout.ts';
 
@@ -84,12 +83,6 @@ export function buildDecksPart(db: Db, file: string): number {
   return generation;
 }
 
-async function sha256OfFile(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) hash.update(chunk);
-  return hash.digest('hex');
-}
-
 /** Describes a built part file: its checksum, size and segments (read once, a segment at a time). */
 export async function describePart(file: string, generation: number, segmentBytes = STORE_SEGMENT_BYTES): Promise<PartRef> {
   const { size } = await stat(file);
@@ -103,7 +96,7 @@ export async function describePart(file: string, generation: number, segmentByte
   } finally {
     await handle.close();
   }
-  return { sha256: await sha256OfFile(file), size, generation, segments };
+  return { sha256: (await sha256OfFile(file)).sha256, size, generation, segments };
 }
 
 async function readSegment(handle: import('node:fs/promises').FileHandle, offset: number, length: number): Promise<Buffer> {
@@ -185,5 +178,5 @@ export async function downloadPart(driver: StorageDriver, part: StorePart, ref: 
 export async function hasPart(file: string, ref: PartRef): Promise<boolean> {
   const info = await stat(file).catch(() => null);
   if (!info || info.size !== ref.size) return false;
-  return (await sha256OfFile(file)) === ref.sha256;
+  return (await sha256OfFile(file)).sha256 === ref.sha256;
 }
