@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { UUID_V4, findGame, type GameSlug } from '@snapdeck/contract';
+import { ADDRESS_QUOTA_DEFAULT, DECK_SORTS, UUID_V4, findGame, type GameSlug } from '@snapdeck/contract';
 import {
   DeckStore, LIST_LIMIT_DEFAULT, MAX_DETAIL_IDS, ResolvedDeckCache, catalogLookup, clampListLimit,
   deckDetails, deckText, gaTts, isDeckSort, limitlessText, listPublicDecks, lookupCards, namesOf,
@@ -56,7 +56,7 @@ export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addre
     const limit = limitText === undefined ? LIST_LIMIT_DEFAULT : clampListLimit(Number(limitText));
     const sortText = c.req.query('sort');
     if (sortText !== undefined && !isDeckSort(sortText)) return sendError(c, 'sortInvalid');
-    const sort: DeckSort = sortText ?? 'updatedAt';
+    const sort: DeckSort = sortText ?? DECK_SORTS[0];
     const sinceText = c.req.query('updatedSince');
     let updatedSince: number | null = null;
     if (sinceText !== undefined) {
@@ -107,7 +107,7 @@ export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addre
   // comes before the address quota, as every 405 does (routes/unmatched.ts): a wrong method is not counted.
   const notDetails: Step = (c, next) => (c.req.param('deckId') === 'details' ? sendError(c, 'methodNotAllowed', undefined, { Allow: 'POST, OPTIONS' }) : next());
 
-  get('/v1/decks/:deckId', notDetails, storeStep, varyOn(), meterAddress(quota, addressQuota ?? 3000, addressOf), async (c) => {
+  get('/v1/decks/:deckId', notDetails, storeStep, varyOn(), meterAddress(quota, addressQuota ?? ADDRESS_QUOTA_DEFAULT, addressOf), async (c) => {
     const format = c.req.query('format') ?? 'json';
     if (!(DECK_FORMATS as readonly string[]).includes(format)) return sendError(c, 'deckFormatUnknown');
     const found = reachableDeck(c, c.req.param('deckId')!, c.req.query('token'));
