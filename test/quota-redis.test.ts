@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '@snapdeck/contract';
 import { FsDriver, build } from '@snapdeck/snapshot';
-import { QUOTA_SCRIPT, RedisQuotaCounter, WINDOW_SECONDS, windowOf } from '@snapdeck/gateway';
+import { QUOTA_SCRIPT, RedisQuotaCounter, WINDOW_SECONDS, quotaKey, windowOf } from '@snapdeck/gateway';
 import { KeyStore, openDatabase } from '@snapdeck/store';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
 import { startCliGateway, type CliGateway } from './helpers/cli-gateway.ts';
@@ -130,7 +130,7 @@ describe('RedisQuotaCounter', () => {
       expect(await counter.consume('k', 2)).toEqual({ allowed: true, quota: 2, remaining: 0, resetSeconds: 2 });
       expect(await counter.consume('k', 2)).toEqual({ allowed: false, quota: 2, remaining: 0, resetSeconds: 2 });
       const firstKey = `snapdeck:quota:align:${(nextStart - WINDOW_SECONDS * 1000) / 1000}:k`;
-      expect(counter.keyFor('k', now)).toBe(firstKey);
+      expect(quotaKey('snapdeck:quota:align:', 'k', now)).toBe(firstKey);
       expect(await admin.get(firstKey)).toBe('3');
       // Expires at the window's end plus the grace: between now and 61.5 s from the injected clock.
       expect(await admin.pexpiretime(firstKey)).toBe(nextStart + GRACE_MS);

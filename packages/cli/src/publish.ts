@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { openStorage, type StorageDriver } from '@snapdeck/snapshot';
 import { OperatorError } from '@snapdeck/contract';
 import { StoreLineageError, publishStore, type Db, type StorePublishResult } from '@snapdeck/store';
-import { outputOf } from './commands/decks.ts';
+import { outputOf } from './output.ts';
 
 /**
  * `--publish LOCATION` on the commands that change keys, tokens or decks, and the shared pieces of

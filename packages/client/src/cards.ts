@@ -1,4 +1,5 @@
 import type { CardsPage, GameSlug } from '@snapdeck/contract';
+import { HITS_PER_PAGE } from '@snapdeck/contract/limits';
 import { InvalidCursorError } from './errors.ts';
 import type { GameHits } from './types.ts';
 
@@ -14,7 +15,7 @@ export interface WalkProgress {
 }
 
 export interface WalkOptions {
-  /** Hits per page, 1 to 1000 (default 1000: the fewest requests). */
+  /** Hits per page, within the contract's HITS_PER_PAGE (default its max: the fewest requests). */
   hitsPerPage?: number;
   /** Called after each page. */
   onProgress?: (progress: Readonly<WalkProgress>) => void;
@@ -30,7 +31,7 @@ export type PageFetcher<G extends GameSlug> = (hitsPerPage: number, cursor: stri
  * comes twice in one walk. Pages are fetched as the consumer asks for hits.
  */
 export async function* walkCards<G extends GameSlug>(fetchPage: PageFetcher<G>, options: WalkOptions = {}): AsyncGenerator<GameHits[G], WalkProgress> {
-  const hitsPerPage = options.hitsPerPage ?? 1000;
+  const hitsPerPage = options.hitsPerPage ?? HITS_PER_PAGE.max;
   const maxRestarts = options.maxRestarts ?? 3;
   const seen = new Set<string>();
   const progress: WalkProgress = { pages: 0, hits: 0, totalHits: 0, restarts: 0 };

@@ -18,6 +18,9 @@ export const DECK_DETAILS_MAX_IDS = 50;
 /** Fixed quota windows of 15 minutes, aligned to the clock. */
 export const QUOTA_WINDOW_SECONDS = 900;
 
+/** GET /decks/{deckId} (no key): requests per client address and window, unless the operator sets another. */
+export const ADDRESS_QUOTA_DEFAULT = 3000;
+
 /**
  * The largest quota a key (or the per-address limit) may have: the quota is sent in
  * `RateLimit-Policy` (q=) and `RateLimit-Limit`, whose values are RFC 8941 Integers, at most 15

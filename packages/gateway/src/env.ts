@@ -16,7 +16,7 @@ export interface GatewayEnv {
      * object straight to the socket, where a Headers instance costs a conversion per response.
      */
     headers: Record<string, string>;
-    /** The body http/respond.ts answered with, kept (not measured) for the access log's byte count. */
+    /** The body http/response.ts answered with, kept (not measured) for the access log's byte count. */
     responseBody: Uint8Array | string | null;
   };
 }

@@ -1,19 +1,11 @@
 import type { Command } from 'commander';
 import { OperatorError } from '@snapdeck/contract';
 import { DeckImportError, importDecksFromFile, openDatabase } from '@snapdeck/store';
+import { outputOf } from '../output.ts';
 import { STORE_PROPAGATION_MS, publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
 import { ChangedDecks, MAX_DECK_KEYS, PURGE_URL_ENV, PurgeError, manualPurge, purgeSurrogateKeys, purgeTargets, purgeUrlOption } from '../purge.ts';
 
 export const DEFAULT_DB = 'data/snapdeck.db';
-
-/** Where a command writes: its commander output configuration (tests capture it), else the process streams. */
-export function outputOf(command: Command): { out(text: string): void; err(text: string): void } {
-  const config = command.configureOutput();
-  return {
-    out: (text) => (config.writeOut ? config.writeOut(text) : process.stdout.write(text)),
-    err: (text) => (config.writeErr ? config.writeErr(text) : process.stderr.write(text)),
-  };
-}
 
 /** The `--purge URL` option's help (keys revoke, decks import). */
 export function purgeHelp(what: string): string {

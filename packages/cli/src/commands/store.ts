@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { OperatorError } from '@snapdeck/contract';
 import { RestoreTargetExistsError, openDatabase, publishStore, restoreStore } from '@snapdeck/store';
-import { DEFAULT_DB, outputOf } from './decks.ts';
+import { outputOf } from '../output.ts';
+import { DEFAULT_DB } from './decks.ts';
 import { PUBLISH_ENV, describePublish, openStoreLocation, publishFailure, publishTarget } from '../publish.ts';
 
 /** `snapdeck store publish|restore` (decisions.md "Operator interface", "The published store"). */

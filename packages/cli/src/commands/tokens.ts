@@ -1,7 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { OperatorError } from '@snapdeck/contract';
 import { DeckStore, MAX_SHARE_TTL_SECONDS, normalizeDeckId, openDatabase } from '@snapdeck/store';
-import { DEFAULT_DB, outputOf } from './decks.ts';
+import { outputOf } from '../output.ts';
+import { DEFAULT_DB } from './decks.ts';
 import { publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
 
 function parseTtl(value: string): number {

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { ERROR_STATUS, type ErrorCode } from '@snapdeck/contract';
 import type { Logger } from 'pino';
 import { CACHE } from './cache-policy.ts';
-import { errorBody } from './errors.ts';
+import { errorBody } from './response.ts';
 import { SECURITY_HEADERS } from '../middleware/common-headers.ts';
 
 /**

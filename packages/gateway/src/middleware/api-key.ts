@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { GatewayEnv } from '../env.ts';
 import { KEYED_VARY, varyHeader } from '../http/cache-policy.ts';
-import { sendError } from '../http/errors.ts';
+import { sendError } from '../http/response.ts';
 import type { Step } from '../http/pipeline.ts';
 import type { ApiKey, KeyStore, StoreSource } from '@snapdeck/store';
 import { SURROGATE_KEY, apiKeyKey } from '../http/surrogate-keys.ts';

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { andThen, type MaybePromise } from '@snapdeck/snapshot';
 import type { GatewayEnv } from '../env.ts';
-import { sendError } from '../http/errors.ts';
+import { sendError } from '../http/response.ts';
 import type { Step } from '../http/pipeline.ts';
 import { quotaHeaders, type QuotaCounter } from '../quota/counter.ts';
 

@@ -1,4 +1,4 @@
-import { sendError } from '../http/errors.ts';
+import { sendError } from '../http/response.ts';
 import type { Step } from '../http/pipeline.ts';
 import type { Scope } from '@snapdeck/store';
 

@@ -24,6 +24,11 @@ return count
 
 export const QUOTA_KEY_PREFIX = 'snapdeck:quota:';
 
+/** The Redis key counting `subject` in the window that contains `nowMs`: `<prefix><window start, epoch seconds>:<subject>`. */
+export function quotaKey(prefix: string, subject: string, nowMs: number): string {
+  return `${prefix}${windowOf(nowMs).start / 1000}:${subject}`;
+}
+
 type QuotaRedis = Redis & { snapdeckQuota(key: string, expireAtMs: string): Promise<number> };
 
 export interface RedisQuotaCounterOptions {
@@ -129,11 +134,6 @@ export class RedisQuotaCounter implements QuotaCounter {
     }
   }
 
-  /** The Redis key counting `subject` in the window that contains `nowMs`. */
-  keyFor(subject: string, nowMs: number): string {
-    return `${this.keyPrefix}${windowOf(nowMs).start / 1000}:${subject}`;
-  }
-
   async consume(subject: string, quota: number): Promise<QuotaDecision> {
     const now = this.now();
     if (this.degraded) {
@@ -141,10 +141,10 @@ export class RedisQuotaCounter implements QuotaCounter {
       // This request probes Redis; the ones arriving meanwhile keep counting in-process.
       this.skipUntil = now + this.retryAfterMs;
     }
-    const { start, end } = windowOf(now);
+    const { end } = windowOf(now);
     let count: number;
     try {
-      count = await this.redis.snapdeckQuota(`${this.keyPrefix}${start / 1000}:${subject}`, String(end + this.graceMs));
+      count = await this.redis.snapdeckQuota(quotaKey(this.keyPrefix, subject, now), String(end + this.graceMs));
     } catch (error) {
       this.markDown(error);
       return this.fallback.consume(subject, quota);

@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { UUID_V4, findGame, type GameSlug } from '@snapdeck/contract';
-import type { GatewayRoutes } from '../app.ts';
+import { ADDRESS_QUOTA_DEFAULT, DECK_SORTS, UUID_V4, findGame, type GameSlug } from '@snapdeck/contract';
 import {
   DeckStore, LIST_LIMIT_DEFAULT, MAX_DETAIL_IDS, ResolvedDeckCache, catalogLookup, clampListLimit,
   deckDetails, deckText, gaTts, isDeckSort, limitlessText, listPublicDecks, lookupCards, namesOf,
@@ -10,14 +9,13 @@ import {
 import type { GatewayEnv } from '../env.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
 import { clientAddress } from '../http/client-address.ts';
-import { sendError } from '../http/errors.ts';
 import { fromMiddleware, type Step } from '../http/pipeline.ts';
-import { sendRendered } from '../http/rendered.ts';
-import { respond } from '../http/respond.ts';
+import { respond, sendError, sendRendered } from '../http/response.ts';
 import { ALL_DECKS_KEY, addSurrogateKeys, deckKey } from '../http/surrogate-keys.ts';
 import { meterAddress } from '../middleware/quota.ts';
 import { requireScope } from '../middleware/scope.ts';
 import { varyOn } from '../middleware/vary.ts';
+import type { GatewayRoutes } from '../router.ts';
 
 const INTEGER = /^[+-]?\d+$/;
 /** POST /decks/details bodies are 50 ids at most; anything far larger is not a valid request. */
@@ -27,13 +25,13 @@ const DECK_FORMATS = ['json', 'text', 'ga-tts'] as const;
 const TEXT_FORMATS = { snapdeck: snapdeckText, limitless: limitlessText } as const;
 
 /** The four deck endpoints (interface.md §4.4–4.7, decisions.md "Decks"). */
-export function deckRoutes({ get, post, keyed, storeStep, withCurrentVersion, quota, addressQuota, trustProxy }: GatewayRoutes): void {
+export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addressQuota, trustProxy }: GatewayRoutes): void {
   // Decks, tokens and the cursor key come from the store view the request is pinned to.
   const decksOf = (c: Context<GatewayEnv>): DeckStore => c.get('store').decks;
   const resolved = new ResolvedDeckCache();
   // Cards are read from whichever version is current at the time of each read.
   const lookupFor = async (game: GameSlug): Promise<CardLookup> =>
-    catalogLookup(game, { cardRecord: async (id) => withCurrentVersion(game, (version) => version.cardRecord(id)) });
+    catalogLookup(game, { cardRecord: async (id) => versions.readCurrent(game, (version) => version.cardRecord(id)) });
 
   /** A deck the request may see: public, or private with a valid token; otherwise null (→ 404). */
   const reachableDeck = (c: Context<GatewayEnv>, deckId: string, token: string | undefined): { deck: StoredDeck; byToken: boolean } | null => {
@@ -58,7 +56,7 @@ export function deckRoutes({ get, post, keyed, storeStep, withCurrentVersion, qu
     const limit = limitText === undefined ? LIST_LIMIT_DEFAULT : clampListLimit(Number(limitText));
     const sortText = c.req.query('sort');
     if (sortText !== undefined && !isDeckSort(sortText)) return sendError(c, 'sortInvalid');
-    const sort: DeckSort = sortText ?? 'updatedAt';
+    const sort: DeckSort = sortText ?? DECK_SORTS[0];
     const sinceText = c.req.query('updatedSince');
     let updatedSince: number | null = null;
     if (sinceText !== undefined) {
@@ -106,10 +104,10 @@ export function deckRoutes({ get, post, keyed, storeStep, withCurrentVersion, qu
   const addressOf = (c: Context): string => clientAddress(c, trustProxy);
 
   // /v1/decks/details exists for POST only; without this GET would read it as a deck id. Its 405
-  // comes before the address quota, as every 405 does (app.ts): a wrong method is not counted.
+  // comes before the address quota, as every 405 does (routes/unmatched.ts): a wrong method is not counted.
   const notDetails: Step = (c, next) => (c.req.param('deckId') === 'details' ? sendError(c, 'methodNotAllowed', undefined, { Allow: 'POST, OPTIONS' }) : next());
 
-  get('/v1/decks/:deckId', notDetails, storeStep, varyOn(), meterAddress(quota, addressQuota ?? 3000, addressOf), async (c) => {
+  get('/v1/decks/:deckId', notDetails, storeStep, varyOn(), meterAddress(quota, addressQuota ?? ADDRESS_QUOTA_DEFAULT, addressOf), async (c) => {
     const format = c.req.query('format') ?? 'json';
     if (!(DECK_FORMATS as readonly string[]).includes(format)) return sendError(c, 'deckFormatUnknown');
     const found = reachableDeck(c, c.req.param('deckId')!, c.req.query('token'));

@@ -3,9 +3,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { contentTag, type Body, type Encoding } from '@snapdeck/snapshot';
-import type { GatewayRoutes } from '../app.ts';
+import { negotiateEncoding } from '../http/accept-encoding.ts';
 import { CACHE } from '../http/cache-policy.ts';
-import { negotiateEncoding, sendAs, sendRepresentation, type SendAs } from '../http/send.ts';
+import { sendAs, sendRepresentation, type SendAs } from '../http/response.ts';
+import type { GatewayRoutes } from '../router.ts';
 
 /**
  * GET /docs: an interactive reference of /v1/openapi.json, rendered by Swagger UI
@@ -91,7 +92,7 @@ export function docsRoutes({ get }: GatewayRoutes): void {
   for (const [path, asset] of Object.entries(ASSETS)) {
     get(path, (c) => {
       c.get('headers')['Content-Security-Policy'] = CSP;
-      return sendRepresentation(c, variantsOf(asset)[negotiateEncoding(c.req.header('accept-encoding'))], asset.as);
+      return sendRepresentation(c, variantsOf(asset)[negotiateEncoding(c)], asset.as);
     });
   }
 }

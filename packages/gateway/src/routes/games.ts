@@ -1,8 +1,8 @@
 import { GAMES } from '@snapdeck/contract';
 import { contentTag } from '@snapdeck/snapshot';
-import type { GatewayRoutes } from '../app.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
-import { sendAs, sendRepresentation } from '../http/send.ts';
+import { sendAs, sendRepresentation } from '../http/response.ts';
+import type { GatewayRoutes } from '../router.ts';
 
 /** GET /v1/games: a fixed list, rendered once. */
 export function gamesRoutes({ get, keyed }: GatewayRoutes): void {

@@ -1,7 +1,6 @@
 import { GAME_SLUGS } from '@snapdeck/contract';
-import type { GatewayRoutes } from '../app.ts';
-import { sendRendered } from '../http/rendered.ts';
-import { respond } from '../http/respond.ts';
+import { respond, sendRendered } from '../http/response.ts';
+import type { GatewayRoutes } from '../router.ts';
 
 const JSON_NO_STORE = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 const OK = JSON.stringify({ status: 'ok' });
@@ -16,18 +15,18 @@ const OK = JSON.stringify({ status: 'ok' });
  *   ageSeconds, problem?}` and is not ready (503) until it has loaded a version (or, with
  *   --max-store-age, while the version it has is older than that).
  */
-export function healthRoutes({ get, snapshots, log, store }: GatewayRoutes): void {
+export function healthRoutes({ get, versions, log, store }: GatewayRoutes): void {
   // Every 200 of a GET carries an ETag (CDN-ready HTTP), probes included; no-store all the same.
   get('/healthz', (c) => sendRendered(c, OK, { cacheControl: 'no-store' }));
 
   get('/readyz', async (c) => {
     const missing: string[] = [];
-    const versions: Record<string, string> = {};
+    const loaded: Record<string, string> = {};
     await Promise.all(
       GAME_SLUGS.map(async (game) => {
         try {
-          const version = await snapshots.current(game);
-          if (version) versions[game] = version.version;
+          const version = await versions.snapshots.current(game);
+          if (version) loaded[game] = version.version;
           else missing.push(game);
         } catch (error) {
           log.debug({ err: error, game }, 'readyz: snapshot not loadable');
@@ -45,7 +44,7 @@ export function healthRoutes({ get, snapshots, log, store }: GatewayRoutes): voi
       return respond(c, 503, JSON.stringify({ status: 'not ready', missing, ...storeInfo }), JSON_NO_STORE);
     }
     // In game order, so that the same versions always give the same bytes (and ETag).
-    const ordered = Object.fromEntries(GAME_SLUGS.map((game) => [game, versions[game]]));
+    const ordered = Object.fromEntries(GAME_SLUGS.map((game) => [game, loaded[game]]));
     return sendRendered(c, JSON.stringify({ status: 'ready', versions: ordered, ...storeInfo }), { cacheControl: 'no-store' });
   });
 }

@@ -1,10 +1,10 @@
 import { buildOpenApiDocument } from '@snapdeck/contract';
 import { contentTag, type Body } from '@snapdeck/snapshot';
-import type { GatewayRoutes } from '../app.ts';
 import { CACHE } from '../http/cache-policy.ts';
 import { patternToRegExp } from '../http/route-pattern.ts';
-import { sendAs, sendRepresentation } from '../http/send.ts';
+import { sendAs, sendRepresentation } from '../http/response.ts';
 import { parseDeprecations } from '../middleware/deprecation.ts';
+import type { GatewayRoutes } from '../router.ts';
 
 /**
  * GET /v1/openapi.json: public, generated once from the contract's zod schemas, with the

@@ -1,0 +1,115 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { SnapshotReader } from '@snapdeck/snapshot';
+import type { StoreSource } from '@snapdeck/store';
+import type { RequestObserver } from './middleware/access-log.ts';
+import type { QuotaCounter } from './quota/counter.ts';
+
+type CounterChild = ReturnType<Counter<'route' | 'status'>['labels']>;
+type HistogramChild = ReturnType<Histogram<'route'>['labels']>;
+
+/**
+ * The gateway's Prometheus metrics, in a registry of its own (not prom-client's global one, so
+ * several gateways in one process do not share counters). Per request: one counter increment and
+ * one histogram observation, through cached label children, fed by the access log
+ * (middleware/access-log.ts). Snapshot cache and version figures are read when /metrics is
+ * scraped (collect callbacks), never on the request path; routes/metrics.ts serves them.
+ */
+export class GatewayMetrics implements RequestObserver {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'route' | 'status'>;
+  private readonly duration: Histogram<'route'>;
+  private readonly requestChildren = new Map<string, CounterChild>();
+  private readonly durationChildren = new Map<string, HistogramChild>();
+
+  constructor(snapshots: SnapshotReader, quota?: QuotaCounter, store?: StoreSource) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: 'snapdeck_http_requests_total',
+      help: 'HTTP requests answered, by route pattern (unmatched: no route) and status',
+      labelNames: ['route', 'status'] as const,
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'snapdeck_http_request_duration_seconds',
+      help: 'Time from receiving a request to its response being ready, by route pattern',
+      labelNames: ['route'] as const,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    // Counters of the snapshot store's own tallies, brought up to date when scraped.
+    const storeCounter = (name: string, help: string, read: () => number) => {
+      let seen = 0;
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          const now = read();
+          if (now > seen) this.inc(now - seen);
+          seen = now;
+        },
+      });
+    };
+    storeCounter('snapdeck_snapshot_cache_hits_total', 'Snapshot byte ranges served from the in-memory cache', () => snapshots.stats.hits);
+    storeCounter('snapdeck_snapshot_cache_misses_total', 'Snapshot byte ranges read from storage', () => snapshots.stats.misses);
+    new Gauge({
+      name: 'snapdeck_snapshot_version',
+      help: 'The snapshot version currently served per game (value 1, the version is a label)',
+      labelNames: ['game', 'version'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const [game, version] of Object.entries(snapshots.loadedVersions())) this.set({ game, version }, 1);
+      },
+    });
+    if (store && store.status().mode === 'store') {
+      new Gauge({
+        name: 'snapdeck_store_version',
+        help: 'The published store version served (value 1; `version` names its keys and tokens, `decks_version` its decks)',
+        labelNames: ['version', 'decks_version'] as const,
+        registers,
+        collect() {
+          this.reset();
+          const status = store.status();
+          if (status.version) this.set({ version: status.version, decks_version: status.decksVersion ?? '' }, 1);
+        },
+      });
+      new Gauge({
+        name: 'snapdeck_store_age_seconds',
+        help: 'Seconds since storage last confirmed that the served store version is current (grows while storage is unreachable); -1 before any version is loaded',
+        registers,
+        collect() {
+          this.set(store.status().ageSeconds ?? -1);
+        },
+      });
+    }
+    // Only a counter shared across processes can be degraded (quota/counter.ts).
+    if (quota?.degraded !== undefined) {
+      new Gauge({
+        name: 'snapdeck_quota_degraded',
+        help: '1 while Redis is unreachable and quotas are counted per process, else 0',
+        registers,
+        collect() {
+          this.set(quota.degraded ? 1 : 0);
+        },
+      });
+    }
+  }
+
+  observe(route: string, status: number, seconds: number): void {
+    const key = `${status} ${route}`;
+    let counter = this.requestChildren.get(key);
+    if (!counter) {
+      counter = this.requests.labels(route, String(status));
+      this.requestChildren.set(key, counter);
+    }
+    counter.inc();
+    let histogram = this.durationChildren.get(route);
+    if (!histogram) {
+      histogram = this.duration.labels(route);
+      this.durationChildren.set(route, histogram);
+    }
+    histogram.observe(seconds);
+  }
+}
