@@ -11,9 +11,9 @@ import { withStoreLease } from './store.ts';
 
 /** The active key of a request, or the 401 to answer: `API key required` / `Invalid API key`. */
 export function authenticateRequest(c: Context<GatewayEnv>, keys: KeyStore): ApiKey | Response {
-  const presented = c.req.header('x-api-key');
-  if (presented === undefined || presented.trim() === '') return sendError(c, 'apiKeyRequired');
-  return keys.authenticate(presented.trim()) ?? sendError(c, 'invalidApiKey');
+  const presented = c.req.header('x-api-key')?.trim();
+  if (!presented) return sendError(c, 'apiKeyRequired');
+  return keys.authenticate(presented) ?? sendError(c, 'invalidApiKey');
 }
 
 const KEYED = varyHeader(KEYED_VARY);

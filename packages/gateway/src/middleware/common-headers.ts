@@ -18,11 +18,11 @@ export const commonHeaders: Step = (c, next) => {
   c.set('requestId', requestId);
   if (c.req.method === 'OPTIONS') {
     return c.body(null, 204, {
-      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Allow-Origin': SECURITY_HEADERS['Access-Control-Allow-Origin'],
       'Access-Control-Allow-Methods': ALLOWED_METHODS,
       'Access-Control-Allow-Headers': ALLOWED_HEADERS,
       'Access-Control-Max-Age': '86400',
-      'X-Content-Type-Options': 'nosniff',
+      'X-Content-Type-Options': SECURITY_HEADERS['X-Content-Type-Options'],
       'X-Request-Id': requestId,
     });
   }

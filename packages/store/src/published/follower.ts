@@ -9,7 +9,7 @@ import { DeckStore } from '../decks/store.ts';
 import { KeyStore } from '../keys/store.ts';
 import { StoreUnavailableError, type StoreLease, type StoreSource, type StoreStatus, type StoreView } from '../source.ts';
 import { storeLayout, storeManifestSchema, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
-import { downloadPart, hasPart, tempName } from './parts.ts';
+import { StoreDamagedError, downloadPart, hasPart, tempName } from './parts.ts';
 import { readStoreManifest } from './publish.ts';
 
 export interface StoreFollowerOptions {
@@ -166,7 +166,7 @@ export class StoreFollower implements StoreSource {
       this.problem = null;
     } catch (error) {
       this.problem = (error as Error).message;
-      if (error instanceof Error && /does not match|is missing|not a valid store manifest|damaged/.test(error.message)) {
+      if (error instanceof StoreDamagedError) {
         this.options.log?.error({ err: error }, 'store: a published version failed its checks and is NOT used; the previous one is kept');
       } else {
         this.options.log?.warn({ err: error }, 'store: refresh failed; the last version keeps being served');

@@ -8,7 +8,7 @@ import {
 import type { Db } from '../db/database.ts';
 import { DECK_CURSOR_SECRET, getOrCreateSecret } from '../decks/secret.ts';
 import { STORE_SEGMENT_BYTES, parseStoreManifest, storeLayout, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
-import { buildAuthPart, buildDecksPart, describePart, partObjects, readGenerations, uploadPart, type Generations } from './parts.ts';
+import { StoreDamagedError, buildAuthPart, buildDecksPart, describePart, partObjects, readGenerations, uploadPart, type Generations } from './parts.ts';
 
 /**
  * `snapdeck store publish` and `--publish`: the writer database as a new immutable store version.
@@ -148,11 +148,11 @@ function recordPending(db: Db, location: string, version: string, generations: G
 /** The manifest of `version` at the location, checked; throws with the reason when it is not there or damaged. */
 export async function readStoreManifest(driver: StorageDriver, version: string): Promise<StoreManifest> {
   const object = await driver.get(storeLayout.manifest(version));
-  if (!object) throw new Error(`${driver.location}/${storeLayout.manifest(version)} is missing: the store version ${version} is damaged`);
+  if (!object) throw new StoreDamagedError(`${driver.location}/${storeLayout.manifest(version)} is missing: the store version ${version} is damaged`);
   try {
     return parseStoreManifest(object.body, version);
   } catch (error) {
-    throw new Error(`${driver.location}/${storeLayout.manifest(version)} is not a valid store manifest: ${(error as Error).message}`, { cause: error });
+    throw new StoreDamagedError(`${driver.location}/${storeLayout.manifest(version)} is not a valid store manifest: ${(error as Error).message}`, { cause: error });
   }
 }
 

@@ -7,7 +7,7 @@ import { readPointer, type StorageDriver } from '@snapdeck/snapshot';
 import { migrate } from '../db/database.ts';
 import { MIGRATIONS } from '../db/migrations.ts';
 import { storeLayout } from './layout.ts';
-import { downloadPart, readGenerations } from './parts.ts';
+import { PartChecksumError, downloadPart, readGenerations } from './parts.ts';
 import { readStoreManifest, recordPublication } from './publish.ts';
 
 export class StoreRestoreError extends OperatorError {}
@@ -75,7 +75,7 @@ export async function restoreStore(driver: StorageDriver, file: string, options:
     await rename(decksFile, target);
     return { version: manifest.version, file: target, ...counts };
   } catch (error) {
-    if (error instanceof Error && !(error instanceof StoreRestoreError) && /does not match|is missing/.test(error.message)) {
+    if (error instanceof PartChecksumError) {
       throw new StoreRestoreError(`store version ${manifest.version} at ${driver.location} is damaged: ${error.message}; nothing was changed`);
     }
     throw error;
