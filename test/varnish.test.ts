@@ -270,6 +270,9 @@ describe('the shipped VCL in front of a gateway', () => {
       ['identity', 'identity'],
       ['deflate', 'identity'],
       ['br;q=0, gzip;q=0.0', 'identity'],
+      ['br;q=0, *', 'gzip'],
+      ['gzip;q=0, *', 'br'],
+      ['br;q=0, x-gzip;q=0, *', 'identity'],
     ];
     for (const [path, headers, compressed] of paths) {
       const reference = decoded(await direct(path, headers));

@@ -79,16 +79,23 @@ sub vcl_recv {
 
     # Accept-Encoding: the gateway stores every page and card as brotli, gzip and plain bytes,
     # so each needs exactly one cache entry: reduce whatever the client sent to "br", "gzip"
-    # or nothing (q=0 refuses a coding; "*" takes brotli, as the gateway does). Varnish's own
-    # gzip handling (http_gzip_support, on by default) would then rewrite the header to gzip
-    # and never fetch brotli, so the choice is kept in X-Snapdeck-Encoding: it goes into the
-    # cache key (vcl_hash) and back into the request to the gateway (vcl_backend_fetch).
+    # or nothing, as the gateway does (q=0 refuses a coding; "*" takes brotli unless refused,
+    # then gzip). Varnish's own gzip handling (http_gzip_support, on by default) would then
+    # rewrite the header to gzip and never fetch brotli, so the choice is kept in
+    # X-Snapdeck-Encoding: it goes into the cache key (vcl_hash) and back into the request to
+    # the gateway (vcl_backend_fetch).
     # Fastly: normalises Accept-Encoding itself but keeps gzip only; set it from
     # Fastly-Orig-Accept-Encoding the same way. Cloudflare: it negotiates compression with
     # clients itself (recompressing what it cached as needed); no rule to write.
-    if (req.http.Accept-Encoding ~ "(?i)(^|,)\s*(br|\*)\s*(,|$|;(?!\s*q\s*=\s*0(\.0*)?\s*(,|$)))") {
+    # A coding is accepted when listed without q=0, or when "*" is (RFC 9110 §12.5.3: "*" is any
+    # coding the header does not name) and it is not itself listed with q=0.
+    if (req.http.Accept-Encoding ~ "(?i)(^|,)\s*br\s*(,|$|;(?!\s*q\s*=\s*0(\.0*)?\s*(,|$)))" ||
+        (req.http.Accept-Encoding ~ "(?i)(^|,)\s*\*\s*(,|$|;(?!\s*q\s*=\s*0(\.0*)?\s*(,|$)))" &&
+         req.http.Accept-Encoding !~ "(?i)(^|,)\s*br\s*;\s*q\s*=\s*0(\.0*)?\s*(,|$)")) {
         set req.http.X-Snapdeck-Encoding = "br";
-    } elsif (req.http.Accept-Encoding ~ "(?i)(^|,)\s*(x-)?gzip\s*(,|$|;(?!\s*q\s*=\s*0(\.0*)?\s*(,|$)))") {
+    } elsif (req.http.Accept-Encoding ~ "(?i)(^|,)\s*(x-)?gzip\s*(,|$|;(?!\s*q\s*=\s*0(\.0*)?\s*(,|$)))" ||
+        (req.http.Accept-Encoding ~ "(?i)(^|,)\s*\*\s*(,|$|;(?!\s*q\s*=\s*0(\.0*)?\s*(,|$)))" &&
+         req.http.Accept-Encoding !~ "(?i)(^|,)\s*(x-)?gzip\s*;\s*q\s*=\s*0(\.0*)?\s*(,|$)")) {
         set req.http.X-Snapdeck-Encoding = "gzip";
     } else {
         set req.http.X-Snapdeck-Encoding = "identity";

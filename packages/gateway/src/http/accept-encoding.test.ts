@@ -29,6 +29,11 @@ describe('negotiateEncoding', () => {
     ['deflate', 'identity'],
     ['br;q=0, gzip;q=0.0', 'identity'],
     ['br;q=abc, *;q=-1', 'br'],
+    // `*` covers only the codings the header does not name: a refused br stays refused.
+    ['br;q=0, *', 'gzip'],
+    ['*, br;q=0', 'gzip'],
+    ['gzip;q=0, *', 'br'],
+    ['br;q=0, x-gzip;q=0, *', 'identity'],
     [';;,,', 'identity'],
   ])('Accept-Encoding %j → %s', async (acceptEncoding, expected) => {
     expect(await negotiated(acceptEncoding)).toBe(expected);

@@ -11,15 +11,20 @@ const STORED: Encoding[] = ['br', 'gzip', 'identity'];
  * Which stored encoding to send: br, then gzip, then identity, among the codings the client
  * accepts (q > 0). The order is the server's, not the client's q-values: every encoding is the
  * same content, br is the smallest, and a cache in front (deploy/varnish) normalises
- * Accept-Encoding the same way, so it stores at most three variants. `*` is read as br;
- * identity is always acceptable here (we never answer 406).
+ * Accept-Encoding the same way, so it stores at most three variants. `*` stands for any coding
+ * the header does not name (RFC 9110 §12.5.3), so it gives br unless br is refused (q=0), then
+ * gzip unless that is refused too; identity is always acceptable here (we never answer 406).
  */
 function serverPreference(accepted: Accept[]): Encoding {
   const acceptable = new Set<string>();
-  for (const { type, q } of accepted) if (q > 0) acceptable.add(type.toLowerCase());
-  if (acceptable.has('br')) return 'br';
-  if (acceptable.has('gzip') || acceptable.has('x-gzip')) return 'gzip';
-  if (acceptable.has('*')) return 'br';
+  const refused = new Set<string>();
+  for (const { type, q } of accepted) {
+    const coding = type.toLowerCase() === 'x-gzip' ? 'gzip' : type.toLowerCase();
+    (q > 0 ? acceptable : refused).add(coding);
+  }
+  const any = acceptable.has('*');
+  if (acceptable.has('br') || (any && !refused.has('br'))) return 'br';
+  if (acceptable.has('gzip') || (any && !refused.has('gzip'))) return 'gzip';
   return 'identity';
 }
 
