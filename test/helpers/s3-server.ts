@@ -45,6 +45,18 @@ async function launch(port: number, timeoutMs: number): Promise<ChildProcess> {
     '    import ctypes; ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)',
     'except Exception:',
     '    pass',
+    // S3 evaluates If-Match / If-None-Match and writes as one step. moto (5.2) checks, then
+    // writes, on a threaded server: two concurrent conditional PUTs can both pass the check (seen
+    // as 2 failures in 8 runs of the driver suite's compare-and-swap race under load). One lock
+    // around its PutObject handler makes it atomic, as S3 is; other requests stay concurrent.
+    'import threading',
+    'from moto.s3.responses import S3Response',
+    '_put_lock = threading.Lock()',
+    '_put_object = S3Response.put_object',
+    'def _atomic_put_object(self):',
+    '    with _put_lock:',
+    '        return _put_object(self)',
+    'S3Response.put_object = _atomic_put_object',
     `sys.argv = ["moto.server", "-H", "127.0.0.1", "-p", "${port}"]`,
     'runpy.run_module("moto.server", run_name="__main__", alter_sys=True)',
   ].join('\n');
