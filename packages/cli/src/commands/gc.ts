@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import {
   DEFAULT_GC_KEEP, DEFAULT_GC_MIN_AGE_HOURS, collectGarbage, openStorage, type GcDecision,
 } from '@snapdeck/snapshot';
@@ -21,7 +22,7 @@ export function registerGcCommand(program: Command): void {
   program
     .command('gc')
     .description('Delete old snapshot versions (every file of them), never the current one nor a recent one')
-    .option('--out <location>', 'snapshot location: a folder, or s3://bucket/prefix', 'snapshots')
+    .option('--out <location>', 'snapshot location: a folder, or s3://bucket/prefix', OPERATOR_DEFAULTS.snapshots)
     .option('--keep <n>', 'versions kept per game, newest first (the current one is always kept)', wholeNumber, DEFAULT_GC_KEEP)
     .option('--min-age <hours>', 'never delete a version younger than this', hours, DEFAULT_GC_MIN_AGE_HOURS)
     .addOption(new Option('--game <slug...>', 'collect only these games (repeatable); default: every public game'))

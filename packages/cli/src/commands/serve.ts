@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { OperatorError } from '@snapdeck/contract';
+import { MIB, OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
 import { loadDeprecations, redactRedisUrl, startGateway, type Deprecation } from '@snapdeck/gateway';
-import { nonNegativeInteger, positiveInteger, quota } from '../options.ts';
+import { dbOption, nonNegativeInteger, positiveInteger, quota } from '../options.ts';
 
 function port(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
@@ -13,16 +13,16 @@ export function registerServeCommand(program: Command): void {
   program
     .command('serve')
     .description('Serve /v1 over HTTP from the published snapshots and the SQLite database')
-    .option('--port <n>', 'port to listen on', port, 8787)
-    .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--snapshots <location>', 'snapshot location: a folder, or s3://bucket/prefix', 'snapshots')
-    .option('--db <file>', 'SQLite database (keys, decks): single-host mode', 'data/snapdeck.db')
+    .option('--port <n>', 'port to listen on', port, OPERATOR_DEFAULTS.port)
+    .option('--host <host>', 'address to bind', OPERATOR_DEFAULTS.host)
+    .option('--snapshots <location>', 'snapshot location: a folder, or s3://bucket/prefix', OPERATOR_DEFAULTS.snapshots)
+    .addOption(dbOption('SQLite database (keys, decks): single-host mode'))
     .option('--store <location>', 'stateless mode: keys, tokens and decks from the store published at this folder or s3://bucket/prefix (instead of --db)')
     .option('--cache-dir <dir>', 'with --store: folder for downloaded store versions (default: a temporary folder, removed on exit); kept across restarts, it lets a gateway start on its last version while storage is unreachable')
-    .option('--store-poll-ms <n>', 'with --store: how often to look for a new store version', positiveInteger, 1000)
+    .option('--store-poll-ms <n>', 'with --store: how often to look for a new store version', positiveInteger, OPERATOR_DEFAULTS.storePollMs)
     .option('--max-store-age <seconds>', 'with --store: fail closed (keyed endpoints and GET /v1/decks/{id} answer 500, /readyz 503) once storage has not confirmed the store for this long; default: keep serving the last version', positiveInteger)
-    .option('--cache-mb <n>', 'memory for cached pages and cards, in MiB', positiveInteger, 128)
-    .option('--address-quota <n>', 'requests per 15-minute window per client address for GET /v1/decks/{deckId} (no key)', quota, 3000)
+    .option('--cache-mb <n>', 'memory for cached pages and cards, in MiB', positiveInteger, OPERATOR_DEFAULTS.cacheMiB)
+    .option('--address-quota <n>', 'requests per 15-minute window per client address for GET /v1/decks/{deckId} (no key)', quota, OPERATOR_DEFAULTS.addressQuota)
     .addOption(
       new Option(
         '--trust-proxy [hops]',
@@ -47,7 +47,7 @@ into --cache-dir, follows new versions in the background (keys and tokens within
 decks once downloaded), and keeps serving its last version while storage is unreachable.
 
 Examples:
-  npx snapdeck serve --port 8787 --snapshots snapshots --db data/snapdeck.db
+  npx snapdeck serve --port ${OPERATOR_DEFAULTS.port} --snapshots ${OPERATOR_DEFAULTS.snapshots} --db ${OPERATOR_DEFAULTS.db}
   npx snapdeck serve --snapshots s3://my-bucket/snapdeck --store s3://my-bucket/snapdeck --redis redis://10.0.0.5:6379 --cache-dir /var/cache/snapdeck`,
     )
     .action(async (options: { port: number; host: string; snapshots: string; db: string; store?: string; cacheDir?: string; storePollMs: number; maxStoreAge?: number; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; deprecations?: string }, command: Command) => {
@@ -70,7 +70,7 @@ Examples:
         ...(options.store !== undefined
           ? { store: options.store, cacheDir: options.cacheDir, storePollMs: options.storePollMs, maxStoreAgeMs: options.maxStoreAge !== undefined ? options.maxStoreAge * 1000 : undefined }
           : { db: options.db }),
-        cacheBytes: options.cacheMb * 1024 * 1024,
+        cacheBytes: options.cacheMb * MIB,
         addressQuota: options.addressQuota,
         trustProxy: options.trustProxy ?? 0,
         redis: options.redis,

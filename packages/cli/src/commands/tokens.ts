@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { OperatorError } from '@snapdeck/contract';
 import { DeckStore, MAX_SHARE_TTL_SECONDS, normalizeDeckId, openDatabase } from '@snapdeck/store';
 import { outputOf } from '../output.ts';
-import { DEFAULT_DB } from './decks.ts';
+import { dbOption } from '../options.ts';
 import { publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
 
 function parseTtl(value: string): number {
@@ -47,7 +47,7 @@ export function registerTokensCommand(program: Command): void {
     .description('print a new share token for a deck (valid for --ttl seconds, at most 24 hours)')
     .argument('<deckId>', 'the deck id (UUID v4)', parseDeckId)
     .option('--ttl <seconds>', 'lifetime in seconds, 1 to 86400', parseTtl, MAX_SHARE_TTL_SECONDS)
-    .option('--db <file>', 'SQLite database file', DEFAULT_DB)
+    .addOption(dbOption('SQLite database file'))
     .option('--publish <location>', publishHelp())
     .addHelpText(
       'after',
@@ -65,7 +65,7 @@ Examples:
     .command('private')
     .description('print a new pd_ private link token for a deck (never expires)')
     .argument('<deckId>', 'the deck id (UUID v4)', parseDeckId)
-    .option('--db <file>', 'SQLite database file', DEFAULT_DB)
+    .addOption(dbOption('SQLite database file'))
     .option('--publish <location>', publishHelp())
     .addHelpText(
       'after',
