@@ -1,8 +1,8 @@
-import { statSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { MIB, OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
 import { loadDeprecations, redactRedisUrl, startGateway, type Deprecation } from '@snapdeck/gateway';
 import { dbOption, nonNegativeInteger, positiveInteger, quota } from '../options.ts';
+import { checkStoreLocation } from '../store-location.ts';
 
 function port(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
@@ -54,10 +54,7 @@ Examples:
       if (options.store !== undefined && command.getOptionValueSource('db') === 'cli') {
         throw new OperatorError('give either --db FILE (single host) or --store LOCATION (stateless gateways), not both');
       }
-      if (options.store !== undefined && !options.store.startsWith('s3://')) {
-        const info = statSync(options.store, { throwIfNoEntry: false });
-        if (options.store.trim() === '' || (info && !info.isDirectory())) throw new OperatorError(`--store ${options.store} is not a folder or s3://bucket/prefix`);
-      }
+      if (options.store !== undefined) checkStoreLocation(options.store, `--store ${options.store}`);
       if (options.store === undefined && (options.cacheDir !== undefined || options.maxStoreAge !== undefined)) {
         throw new OperatorError('--cache-dir and --max-store-age go with --store');
       }

@@ -4,7 +4,8 @@ import { OperatorError } from '@snapdeck/contract';
 import { RestoreTargetExistsError, openDatabase, publishStore, restoreStore } from '@snapdeck/store';
 import { outputOf } from '../output.ts';
 import { dbOption } from '../options.ts';
-import { PUBLISH_ENV, describePublish, openStoreLocation, publishFailure, publishTarget } from '../publish.ts';
+import { PUBLISH_ENV, describePublish, publishFailure, publishTarget } from '../publish.ts';
+import { openStoreLocation } from '../store-location.ts';
 
 /** `snapdeck store publish|restore` (decisions.md "Operator interface", "The published store"). */
 export function registerStoreCommand(program: Command): void {
