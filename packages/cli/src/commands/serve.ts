@@ -1,12 +1,32 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { MIB, OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
+import { GAME_SLUGS, MIB, OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
+import type { SnapshotReader } from '@snapdeck/snapshot';
 import { loadDeprecations, redactRedisUrl, startGateway, type Deprecation } from '@snapdeck/gateway';
 import { dbOption, nonNegativeInteger, positiveInteger, quota } from '../options.ts';
+import { outputOf } from '../output.ts';
 import { checkStoreLocation } from '../store-location.ts';
 
 function port(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
   return Number(value);
+}
+
+/**
+ * Names the public games with nothing published at the snapshot location, and the command that
+ * publishes them: the gateway's own error (NoSnapshotError) says what is missing, not which CLI
+ * command fixes it. A location that cannot be read is left to the gateway's log and /readyz.
+ */
+async function hintUnpublished(snapshots: SnapshotReader, location: string, err: (text: string) => void): Promise<void> {
+  const missing: string[] = [];
+  for (const game of GAME_SLUGS) {
+    try {
+      if ((await snapshots.current(game)) === null) missing.push(game);
+    } catch {
+      // Unreadable, not unpublished: logged by the gateway, and /readyz answers 503.
+    }
+  }
+  if (missing.length === 0) return;
+  err(`no snapshot has been published for ${missing.join(', ')} at ${location} (card endpoints 500, /readyz 503 until there is): run \`npx snapdeck build --out ${location}\`\n`);
 }
 
 export function registerServeCommand(program: Command): void {
@@ -73,16 +93,20 @@ Examples:
         redis: options.redis,
         deprecations,
       });
-      console.error(
+      const { err } = outputOf(command);
+      err(
         `snapdeck gateway listening on ${gateway.url}/v1 (snapshots: ${options.snapshots}, ${options.store !== undefined ? `store: ${options.store}${gateway.store.status().ready ? ` at ${gateway.store.status().version}` : ' (not loaded yet: not ready)'}` : `db: ${options.db}`}` +
-          `${options.redis ? `, quota: ${redactRedisUrl(options.redis)}` : ''}${deprecations?.length ? `, ${deprecations.length} deprecated route(s)` : ''})`,
+          `${options.redis ? `, quota: ${redactRedisUrl(options.redis)}` : ''}${deprecations?.length ? `, ${deprecations.length} deprecated route(s)` : ''})\n`,
       );
       // Serves until SIGTERM or SIGINT, then lets in-flight requests finish; main.ts then exits.
-      const signal = await new Promise<string>((resolve) => {
+      const stopped = new Promise<string>((resolve) => {
         process.once('SIGTERM', () => resolve('SIGTERM'));
         process.once('SIGINT', () => resolve('SIGINT'));
       });
-      console.error(`${signal}: finishing in-flight requests, then stopping`);
+      // After the handlers are in place: a stop during the look is still a graceful one.
+      void hintUnpublished(gateway.snapshots, options.snapshots, err);
+      const signal = await stopped;
+      err(`${signal}: finishing in-flight requests, then stopping\n`);
       await gateway.close();
     });
 }
