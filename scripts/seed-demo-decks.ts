@@ -16,7 +16,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { GAME_SLUGS, type GameSlug } from '@snapdeck/contract';
+import { GAME_SLUGS, OPERATOR_DEFAULTS, type GameSlug } from '@snapdeck/contract';
 import { DeckStore, importDecks, openDatabase, type Db, type ImportResult } from '@snapdeck/store';
 import { generateDecks, type GameTemplate, type GeneratedDeck } from './lib/deck-generator.ts';
 
@@ -197,7 +197,7 @@ function argument(name: string): string | undefined {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const root = resolve(import.meta.dirname, '..');
-  const dbFile = argument('--db') ?? join(root, 'data', 'snapdeck.db');
+  const dbFile = argument('--db') ?? join(root, OPERATOR_DEFAULTS.db);
   const catalogDir = argument('--catalog') ?? join(root, 'data', 'catalog');
   const db = openDatabase(dbFile);
   try {

@@ -6,19 +6,19 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GAME_SLUGS } from '@snapdeck/contract';
+import { GAME_SLUGS, OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { startGateway } from '@snapdeck/gateway';
 import { KeyStore, SCOPES, openDatabase } from '@snapdeck/store';
 import { FsDriver, build, layout } from '@snapdeck/snapshot';
 import { ensureDefaultCatalog } from './ensure-catalog.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const catalogDir = join(root, 'data', 'catalog');
-const snapshotsDir = join(root, 'snapshots');
-const dbFile = join(root, 'data', 'snapdeck.db');
+const catalogDir = join(root, OPERATOR_DEFAULTS.catalogDir);
+const snapshotsDir = join(root, OPERATOR_DEFAULTS.snapshots);
+const dbFile = join(root, OPERATOR_DEFAULTS.db);
 const demoKeyFile = join(root, 'data', 'demo-key.txt');
-const port = Number(process.env.PORT ?? 8787);
-const host = process.env.HOST ?? '127.0.0.1';
+const port = Number(process.env.PORT ?? OPERATOR_DEFAULTS.port);
+const host = process.env.HOST ?? OPERATOR_DEFAULTS.host;
 
 function newestMtime(files: string[]): number {
   return Math.max(...files.map((file) => (existsSync(file) ? statSync(file).mtimeMs : Infinity)));

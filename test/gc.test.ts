@@ -1,8 +1,7 @@
 import { join } from 'node:path';
-import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsDriver, build, buildClaimsPrefix, collectGarbage, layout, type StorageDriver } from '@snapdeck/snapshot';
-import { registerGcCommand } from '../packages/cli/src/commands/gc.ts';
+import { runCli } from '@snapdeck/cli';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
 import { getJson, startTestGateway, tempDir, waitFor, type TestGateway } from './helpers/harness.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
@@ -31,18 +30,16 @@ afterAll(async () => {
   await cleanup?.();
 });
 
-/** Runs `snapdeck gc ...` in this process (the command as main.ts registers it), capturing stdout. */
+/**
+ * Runs `snapdeck gc ...` in this process through the CLI's entry point (runCli, what main.ts
+ * runs), returning its stdout; a non-zero exit throws with what it printed on stderr.
+ */
 async function gcCli(args: string[]): Promise<string> {
-  const program = new Command().exitOverride();
-  registerGcCommand(program);
-  const lines: string[] = [];
-  const log = vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void lines.push(parts.join(' ')));
-  try {
-    await program.parseAsync(['node', 'snapdeck', 'gc', ...args]);
-  } finally {
-    log.mockRestore();
-  }
-  return lines.join('\n');
+  let out = '';
+  let err = '';
+  const code = await runCli(['gc', ...args], { from: 'user', output: { out: (text) => void (out += text), err: (text) => void (err += text) } });
+  if (code !== 0) throw new Error(`snapdeck gc exited with ${code}: ${err}`);
+  return out;
 }
 
 const kinds: Array<{ name: string; location: () => { out: string; driver: StorageDriver } }> = [

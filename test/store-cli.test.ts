@@ -149,7 +149,7 @@ describe('bad input to the store commands', () => {
     expect(both.stderr).toMatch(/either --db FILE .* or --store LOCATION/);
     const notFolder = await runCli(['serve', '--port', '0', '--store', file]);
     expect(notFolder.code).toBe(1);
-    expect(notFolder.stderr).toMatch(/is not a folder or s3:\/\/bucket\/prefix/);
+    expect(notFolder.stderr).toMatch(/is a file, not a folder: a store location is a folder or s3:\/\/bucket\/prefix/);
   });
 
   it('serve --store on a folder where nothing is published: not ready, keyed endpoints 500, until a store appears', async () => {

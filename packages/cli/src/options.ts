@@ -1,5 +1,5 @@
-import { InvalidArgumentError } from 'commander';
-import { QUOTA_MAX } from '@snapdeck/contract';
+import { InvalidArgumentError, Option } from 'commander';
+import { OPERATOR_DEFAULTS, QUOTA_MAX } from '@snapdeck/contract';
 import { parseHitsPerPageList } from '@snapdeck/snapshot';
 
 /** Commander parser for options that take a positive whole number (quotas, sizes). */
@@ -33,4 +33,9 @@ export function hitsPerPageList(value: string): number[] {
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
+}
+
+/** `--db <file>`, the SQLite database of keys, tokens and decks, on every command that opens it. */
+export function dbOption(description: string): Option {
+  return new Option('--db <file>', description).default(OPERATOR_DEFAULTS.db);
 }

@@ -1,9 +1,9 @@
-import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { openStorage, type StorageDriver } from '@snapdeck/snapshot';
+import type { StorageDriver } from '@snapdeck/snapshot';
 import { OperatorError } from '@snapdeck/contract';
 import { StoreLineageError, publishStore, type Db, type StorePublishResult } from '@snapdeck/store';
 import { outputOf } from './output.ts';
+import { openStoreLocation } from './store-location.ts';
 
 /**
  * `--publish LOCATION` on the commands that change keys, tokens or decks, and the shared pieces of
@@ -29,23 +29,6 @@ export function publishTarget(option: string | undefined, env: NodeJS.ProcessEnv
   if (option !== undefined) return option;
   const fromEnv = env[PUBLISH_ENV]?.trim();
   return fromEnv ? fromEnv : undefined;
-}
-
-/**
- * Opens a store location, refusing what cannot be one before anything changes: an empty value, a
- * path that is a file rather than a folder, a malformed s3:// location.
- */
-export function openStoreLocation(location: string, what: string): StorageDriver {
-  if (location.trim() === '') throw new OperatorError(`${what}: the location is empty; give a folder or s3://bucket/prefix. Nothing was changed.`);
-  if (!location.startsWith('s3://')) {
-    const info = statSync(location, { throwIfNoEntry: false });
-    if (info && !info.isDirectory()) throw new OperatorError(`${what}: ${location} is a file, not a folder: a store location is a folder or s3://bucket/prefix. Nothing was changed.`);
-  }
-  try {
-    return openStorage(location);
-  } catch (error) {
-    throw new OperatorError(`${what}: ${(error as Error).message}. Nothing was changed.`, { cause: error });
-  }
 }
 
 export function describePublish(result: StorePublishResult, location: string): string {

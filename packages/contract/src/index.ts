@@ -6,3 +6,4 @@ export * from './schemas.ts';
 export * from './limits.ts';
 export * from './openapi/index.ts';
 export * from './operator-error.ts';
+export * from './operator-defaults.ts';

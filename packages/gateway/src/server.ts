@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import pino, { type Logger } from 'pino';
+import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { SnapshotReader, openStorage } from '@snapdeck/snapshot';
 import { createApp } from './app.ts';
 import { LocalStoreSource, StoreFollower, openDatabase, type Db, type StoreSource } from '@snapdeck/store';
@@ -15,16 +16,17 @@ export interface GatewayConfig {
   host: string;
   /** A folder or s3://bucket/prefix. */
   snapshots: string;
-  /** The SQLite database (single-host mode). Exactly one of `db` and `store`. */
+  /** The SQLite database (single-host mode; default OPERATOR_DEFAULTS.db). At most one of `db` and `store`. */
   db?: string;
   /** A published store to follow instead of a database (a folder or s3://bucket/prefix). */
   store?: string;
   /** Where `store` versions are downloaded (default: a temporary folder of this process). */
   cacheDir?: string;
-  /** How often the store's pointer is read (default 1000 ms). */
+  /** How often the store's pointer is read (default OPERATOR_DEFAULTS.storePollMs). */
   storePollMs?: number;
   /** Fail closed once the store has not been confirmed current for this long (default: never). */
   maxStoreAgeMs?: number;
+  /** Memory for page and card bodies (default OPERATOR_DEFAULTS.cacheMiB MiB, the snapshot reader's). */
   cacheBytes?: number;
   pointerTtlMs?: number;
   addressQuota?: number;
@@ -56,19 +58,19 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   const log = config.log ?? pino({ level: process.env.LOG_LEVEL ?? 'info' });
   // Checked before anything is opened: a wrong list fails the start-up with its problems named.
   const deprecations = config.deprecations ? parseDeprecations(config.deprecations) : undefined;
-  if (config.db && config.store) throw new Error('give either a database (--db) or a published store (--store), not both');
+  if (config.db && config.store) throw new Error('give either a database (db) or a published store (store), not both');
   let db: Db | null = null;
   let store: StoreSource;
   let storeStorage: ReturnType<typeof openStorage> | null = null;
   if (config.store) {
     storeStorage = openStorage(config.store);
-    const follower = new StoreFollower(storeStorage, { cacheDir: config.cacheDir, pollMs: config.storePollMs, maxAgeMs: config.maxStoreAgeMs, log });
+    const follower = new StoreFollower(storeStorage, { cacheDir: config.cacheDir, pollMs: config.storePollMs ?? OPERATOR_DEFAULTS.storePollMs, maxAgeMs: config.maxStoreAgeMs, log });
     // Resolves once the first attempt is done, loaded or not: a gateway that cannot reach its
     // store starts anyway, not ready, and keeps trying (decisions.md "The published store").
     await follower.start();
     store = follower;
   } else {
-    db = openDatabase(config.db ?? 'data/snapdeck.db');
+    db = openDatabase(config.db ?? OPERATOR_DEFAULTS.db);
     store = new LocalStoreSource(db);
   }
   const storage = openStorage(config.snapshots);

@@ -1,8 +1,13 @@
 import { VersionGoneError, andThen, resolveCursor, type MaybePromise, type SnapshotReader, type SnapshotVersion } from '@snapdeck/snapshot';
 
+/**
+ * A public game with no current snapshot at the location served (→ 500, /readyz 503). The message
+ * names the game and the location; how to publish one is the front end's to say (`snapdeck serve`
+ * prints it at start-up), not the library's.
+ */
 export class NoSnapshotError extends Error {
-  constructor(game: string) {
-    super(`no snapshot has been published for ${game}; run \`snapdeck build\``);
+  constructor(game: string, location: string) {
+    super(`no snapshot has been published for ${game} at ${location}`);
     this.name = 'NoSnapshotError';
   }
 }
@@ -21,7 +26,7 @@ export class CatalogVersions {
   /** The current version of a public game; throws NoSnapshotError (→ 500) when none is published. */
   current(game: string): MaybePromise<SnapshotVersion> {
     return andThen(this.snapshots.current(game), (version) => {
-      if (!version) throw new NoSnapshotError(game);
+      if (!version) throw new NoSnapshotError(game, this.snapshots.driver.location);
       return version;
     });
   }

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { DEFAULT_HITS_PER_PAGE, build, openStorage, type BuildProgress } from '@snapdeck/snapshot';
 import { hitsPerPageList } from '../options.ts';
 import { progressReporter } from '../progress.ts';
@@ -7,8 +8,8 @@ export function registerBuildCommand(program: Command): void {
   program
     .command('build')
     .description('Validate each game catalog and publish a new immutable snapshot version of it')
-    .option('--catalog <dir>', 'folder of <game>.jsonl catalogs, one full card per line', 'data/catalog')
-    .option('--out <location>', 'where to publish: a folder, or s3://bucket/prefix', 'snapshots')
+    .option('--catalog <dir>', 'folder of <game>.jsonl catalogs, one full card per line', OPERATOR_DEFAULTS.catalogDir)
+    .option('--out <location>', 'where to publish: a folder, or s3://bucket/prefix', OPERATOR_DEFAULTS.snapshots)
     .addOption(new Option('--game <slug...>', 'build only these games (repeatable); default: every public game with a catalog file'))
     .addOption(
       new Option('--hits-per-page <list>', 'comma-separated hitsPerPage values to pre-render (others are assembled on request)')

@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
 import { OperatorError } from '@snapdeck/contract';
 import { DeckImportError, importDecksFromFile, openDatabase } from '@snapdeck/store';
+import { dbOption } from '../options.ts';
 import { outputOf } from '../output.ts';
 import { STORE_PROPAGATION_MS, publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
 import { ChangedDecks, MAX_DECK_KEYS, PURGE_URL_ENV, PurgeError, manualPurge, purgeSurrogateKeys, purgeTargets, purgeUrlOption } from '../purge.ts';
-
-export const DEFAULT_DB = 'data/snapdeck.db';
 
 /** The `--purge URL` option's help (keys revoke, decks import). */
 export function purgeHelp(what: string): string {
@@ -53,7 +52,7 @@ export function registerDecksCommand(program: Command): void {
         '(its line number and the reason are printed) and the database is left unchanged',
     )
     .argument('<file>', 'JSON Lines file, one deck per line')
-    .option('--db <file>', 'SQLite database file', DEFAULT_DB)
+    .addOption(dbOption('SQLite database file'))
     .option('--purge <url>', purgeHelp('every deck the import changed'), purgeUrlOption)
     .option('--publish <location>', publishHelp())
     .addHelpText(

@@ -1,12 +1,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import {
   DEFAULT_GC_KEEP, DEFAULT_GC_MIN_AGE_HOURS, collectGarbage, openStorage, type GcDecision,
 } from '@snapdeck/snapshot';
-
-function wholeNumber(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number (0 or more)');
-  return Number(value);
-}
+import { nonNegativeInteger } from '../options.ts';
+import { outputOf } from '../output.ts';
 
 function hours(value: string): number {
   if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError('must be a number of hours (0 or more)');
@@ -21,8 +19,8 @@ export function registerGcCommand(program: Command): void {
   program
     .command('gc')
     .description('Delete old snapshot versions (every file of them), never the current one nor a recent one')
-    .option('--out <location>', 'snapshot location: a folder, or s3://bucket/prefix', 'snapshots')
-    .option('--keep <n>', 'versions kept per game, newest first (the current one is always kept)', wholeNumber, DEFAULT_GC_KEEP)
+    .option('--out <location>', 'snapshot location: a folder, or s3://bucket/prefix', OPERATOR_DEFAULTS.snapshots)
+    .option('--keep <n>', 'versions kept per game, newest first (the current one is always kept)', nonNegativeInteger, DEFAULT_GC_KEEP)
     .option('--min-age <hours>', 'never delete a version younger than this', hours, DEFAULT_GC_MIN_AGE_HOURS)
     .addOption(new Option('--game <slug...>', 'collect only these games (repeatable); default: every public game'))
     .option('--dry-run', 'print what would be deleted, and delete nothing')
@@ -39,13 +37,14 @@ Examples:
   npx snapdeck gc --keep 5 --min-age 72
   npx snapdeck gc --out s3://my-bucket/snapdeck --game digimon`,
     )
-    .action(async (options: { out: string; keep: number; minAge: number; game?: string[]; dryRun?: boolean }) => {
+    .action(async (options: { out: string; keep: number; minAge: number; game?: string[]; dryRun?: boolean }, command: Command) => {
+      const { out } = outputOf(command);
       const storage = openStorage(options.out);
       const dryRun = options.dryRun === true;
       const print = (d: GcDecision) => {
         const verb = d.action === 'keep' ? 'keep  ' : dryRun ? 'would delete' : 'delete';
         const partial = d.complete ? '' : ', no manifest';
-        console.log(`${d.game} ${d.version}: ${verb} (${d.files} files, ${megabytes(d.bytes)}${partial}): ${d.reasons.join('; ')}`);
+        out(`${d.game} ${d.version}: ${verb} (${d.files} files, ${megabytes(d.bytes)}${partial}): ${d.reasons.join('; ')}\n`);
       };
       try {
         const result = await collectGarbage({
@@ -57,14 +56,14 @@ Examples:
           onDecision: print,
         });
         const kept = result.decisions.filter((d) => d.action === 'keep').length;
-        console.log(
+        out(
           `${dryRun ? 'dry run: would delete' : 'deleted'} ${result.deletedVersions} version(s), ${result.deletedFiles} file(s), ` +
-            `${megabytes(result.deletedBytes)}, ${result.deletedClaims} build claim(s); kept ${kept} version(s) at ${storage.location}`,
+            `${megabytes(result.deletedBytes)}, ${result.deletedClaims} build claim(s); kept ${kept} version(s) at ${storage.location}\n`,
         );
         if (result.deletedTemporaries > 0) {
-          console.log(
+          out(
             `${dryRun ? 'dry run: would remove' : 'removed'} ${result.deletedTemporaries} temporary file(s) left by interrupted writes ` +
-              `(${megabytes(result.deletedTemporaryBytes)}, untouched for over an hour)`,
+              `(${megabytes(result.deletedTemporaryBytes)}, untouched for over an hour)\n`,
           );
         }
       } finally {

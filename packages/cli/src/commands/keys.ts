@@ -1,13 +1,11 @@
 import { Command } from 'commander';
-import { OperatorError } from '@snapdeck/contract';
+import { OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
 import { apiKeyKey } from '@snapdeck/gateway';
-import { DEFAULT_QUOTA, KEY_CHANGE_CHECK_MS, KeyStore, SCOPES, openDatabase, type ApiKey } from '@snapdeck/store';
-import { quota } from '../options.ts';
+import { KEY_CHANGE_CHECK_MS, KeyStore, SCOPES, openDatabase, type ApiKey } from '@snapdeck/store';
+import { dbOption, quota } from '../options.ts';
 import { purgeUrlOption } from '../purge.ts';
 import { purgeAfterChange, purgeHelp, purgeTargetsOf } from './decks.ts';
 import { STORE_PROPAGATION_MS, publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
-
-const DEFAULT_DB = 'data/snapdeck.db';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -21,8 +19,8 @@ export function registerKeysCommand(program: Command): void {
     .description('Create an API key and print it, alone, on stdout (it is shown only this once)')
     .requiredOption('--name <name>', 'who the key is for (shown in `keys list`)')
     .option('--scope <scope>', `grant a scope (repeatable): ${SCOPES.join(', ')}`, collect)
-    .option('--quota <n>', `requests per 15-minute window (1 to 15 digits)`, quota, DEFAULT_QUOTA)
-    .option('--db <file>', 'SQLite database', DEFAULT_DB)
+    .option('--quota <n>', `requests per 15-minute window (1 to 15 digits)`, quota, OPERATOR_DEFAULTS.keyQuota)
+    .addOption(dbOption('SQLite database'))
     .option('--publish <location>', publishHelp())
     .addHelpText('after', '\nExample:\n  npx snapdeck keys create --name partner-a --scope decks:browse:public --scope decks:read:public --quota 10000 --publish s3://my-bucket/snapdeck')
     .action(async (options: { name: string; scope?: string[]; quota: number; db: string; publish?: string }, command: Command) => {
@@ -41,7 +39,7 @@ export function registerKeysCommand(program: Command): void {
   keys
     .command('list')
     .description('List keys: id, name, prefix, scopes, quota, state (never the key itself)')
-    .option('--db <file>', 'SQLite database', DEFAULT_DB)
+    .addOption(dbOption('SQLite database'))
     .option('--json', 'print JSON instead of a table')
     .action((options: { db: string; json?: boolean }) => {
       const db = openDatabase(options.db);
@@ -68,7 +66,7 @@ export function registerKeysCommand(program: Command): void {
     .command('revoke')
     .description('Revoke a key, named by its id (key_…) or by the key itself; it gets 401 at once')
     .argument('<key-or-id>')
-    .option('--db <file>', 'SQLite database', DEFAULT_DB)
+    .addOption(dbOption('SQLite database'))
     .option('--purge <url>', purgeHelp("the key's id, so the cache stops answering it"), purgeUrlOption)
     .option('--publish <location>', publishHelp())
     .addHelpText(

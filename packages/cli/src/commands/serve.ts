@@ -1,28 +1,48 @@
-import { statSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { OperatorError } from '@snapdeck/contract';
+import { GAME_SLUGS, MIB, OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
+import type { SnapshotReader } from '@snapdeck/snapshot';
 import { loadDeprecations, redactRedisUrl, startGateway, type Deprecation } from '@snapdeck/gateway';
-import { nonNegativeInteger, positiveInteger, quota } from '../options.ts';
+import { dbOption, nonNegativeInteger, positiveInteger, quota } from '../options.ts';
+import { outputOf } from '../output.ts';
+import { checkStoreLocation } from '../store-location.ts';
 
 function port(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
   return Number(value);
 }
 
+/**
+ * Names the public games with nothing published at the snapshot location, and the command that
+ * publishes them: the gateway's own error (NoSnapshotError) says what is missing, not which CLI
+ * command fixes it. A location that cannot be read is left to the gateway's log and /readyz.
+ */
+async function hintUnpublished(snapshots: SnapshotReader, location: string, err: (text: string) => void): Promise<void> {
+  const missing: string[] = [];
+  for (const game of GAME_SLUGS) {
+    try {
+      if ((await snapshots.current(game)) === null) missing.push(game);
+    } catch {
+      // Unreadable, not unpublished: logged by the gateway, and /readyz answers 503.
+    }
+  }
+  if (missing.length === 0) return;
+  err(`no snapshot has been published for ${missing.join(', ')} at ${location} (card endpoints 500, /readyz 503 until there is): run \`npx snapdeck build --out ${location}\`\n`);
+}
+
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
     .description('Serve /v1 over HTTP from the published snapshots and the SQLite database')
-    .option('--port <n>', 'port to listen on', port, 8787)
-    .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--snapshots <location>', 'snapshot location: a folder, or s3://bucket/prefix', 'snapshots')
-    .option('--db <file>', 'SQLite database (keys, decks): single-host mode', 'data/snapdeck.db')
+    .option('--port <n>', 'port to listen on', port, OPERATOR_DEFAULTS.port)
+    .option('--host <host>', 'address to bind', OPERATOR_DEFAULTS.host)
+    .option('--snapshots <location>', 'snapshot location: a folder, or s3://bucket/prefix', OPERATOR_DEFAULTS.snapshots)
+    .addOption(dbOption('SQLite database (keys, decks): single-host mode'))
     .option('--store <location>', 'stateless mode: keys, tokens and decks from the store published at this folder or s3://bucket/prefix (instead of --db)')
     .option('--cache-dir <dir>', 'with --store: folder for downloaded store versions (default: a temporary folder, removed on exit); kept across restarts, it lets a gateway start on its last version while storage is unreachable')
-    .option('--store-poll-ms <n>', 'with --store: how often to look for a new store version', positiveInteger, 1000)
+    .option('--store-poll-ms <n>', 'with --store: how often to look for a new store version', positiveInteger, OPERATOR_DEFAULTS.storePollMs)
     .option('--max-store-age <seconds>', 'with --store: fail closed (keyed endpoints and GET /v1/decks/{id} answer 500, /readyz 503) once storage has not confirmed the store for this long; default: keep serving the last version', positiveInteger)
-    .option('--cache-mb <n>', 'memory for cached pages and cards, in MiB', positiveInteger, 128)
-    .option('--address-quota <n>', 'requests per 15-minute window per client address for GET /v1/decks/{deckId} (no key)', quota, 3000)
+    .option('--cache-mb <n>', 'memory for cached pages and cards, in MiB', positiveInteger, OPERATOR_DEFAULTS.cacheMiB)
+    .option('--address-quota <n>', 'requests per 15-minute window per client address for GET /v1/decks/{deckId} (no key)', quota, OPERATOR_DEFAULTS.addressQuota)
     .addOption(
       new Option(
         '--trust-proxy [hops]',
@@ -47,17 +67,14 @@ into --cache-dir, follows new versions in the background (keys and tokens within
 decks once downloaded), and keeps serving its last version while storage is unreachable.
 
 Examples:
-  npx snapdeck serve --port 8787 --snapshots snapshots --db data/snapdeck.db
+  npx snapdeck serve --port ${OPERATOR_DEFAULTS.port} --snapshots ${OPERATOR_DEFAULTS.snapshots} --db ${OPERATOR_DEFAULTS.db}
   npx snapdeck serve --snapshots s3://my-bucket/snapdeck --store s3://my-bucket/snapdeck --redis redis://10.0.0.5:6379 --cache-dir /var/cache/snapdeck`,
     )
     .action(async (options: { port: number; host: string; snapshots: string; db: string; store?: string; cacheDir?: string; storePollMs: number; maxStoreAge?: number; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; deprecations?: string }, command: Command) => {
       if (options.store !== undefined && command.getOptionValueSource('db') === 'cli') {
         throw new OperatorError('give either --db FILE (single host) or --store LOCATION (stateless gateways), not both');
       }
-      if (options.store !== undefined && !options.store.startsWith('s3://')) {
-        const info = statSync(options.store, { throwIfNoEntry: false });
-        if (options.store.trim() === '' || (info && !info.isDirectory())) throw new OperatorError(`--store ${options.store} is not a folder or s3://bucket/prefix`);
-      }
+      if (options.store !== undefined) checkStoreLocation(options.store, `--store ${options.store}`);
       if (options.store === undefined && (options.cacheDir !== undefined || options.maxStoreAge !== undefined)) {
         throw new OperatorError('--cache-dir and --max-store-age go with --store');
       }
@@ -70,22 +87,26 @@ Examples:
         ...(options.store !== undefined
           ? { store: options.store, cacheDir: options.cacheDir, storePollMs: options.storePollMs, maxStoreAgeMs: options.maxStoreAge !== undefined ? options.maxStoreAge * 1000 : undefined }
           : { db: options.db }),
-        cacheBytes: options.cacheMb * 1024 * 1024,
+        cacheBytes: options.cacheMb * MIB,
         addressQuota: options.addressQuota,
         trustProxy: options.trustProxy ?? 0,
         redis: options.redis,
         deprecations,
       });
-      console.error(
+      const { err } = outputOf(command);
+      err(
         `snapdeck gateway listening on ${gateway.url}/v1 (snapshots: ${options.snapshots}, ${options.store !== undefined ? `store: ${options.store}${gateway.store.status().ready ? ` at ${gateway.store.status().version}` : ' (not loaded yet: not ready)'}` : `db: ${options.db}`}` +
-          `${options.redis ? `, quota: ${redactRedisUrl(options.redis)}` : ''}${deprecations?.length ? `, ${deprecations.length} deprecated route(s)` : ''})`,
+          `${options.redis ? `, quota: ${redactRedisUrl(options.redis)}` : ''}${deprecations?.length ? `, ${deprecations.length} deprecated route(s)` : ''})\n`,
       );
       // Serves until SIGTERM or SIGINT, then lets in-flight requests finish; main.ts then exits.
-      const signal = await new Promise<string>((resolve) => {
+      const stopped = new Promise<string>((resolve) => {
         process.once('SIGTERM', () => resolve('SIGTERM'));
         process.once('SIGINT', () => resolve('SIGINT'));
       });
-      console.error(`${signal}: finishing in-flight requests, then stopping`);
+      // After the handlers are in place: a stop during the look is still a graceful one.
+      void hintUnpublished(gateway.snapshots, options.snapshots, err);
+      const signal = await stopped;
+      err(`${signal}: finishing in-flight requests, then stopping\n`);
       await gateway.close();
     });
 }

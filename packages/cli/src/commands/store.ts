@@ -3,8 +3,9 @@ import type { Command } from 'commander';
 import { OperatorError } from '@snapdeck/contract';
 import { RestoreTargetExistsError, openDatabase, publishStore, restoreStore } from '@snapdeck/store';
 import { outputOf } from '../output.ts';
-import { DEFAULT_DB } from './decks.ts';
-import { PUBLISH_ENV, describePublish, openStoreLocation, publishFailure, publishTarget } from '../publish.ts';
+import { dbOption } from '../options.ts';
+import { PUBLISH_ENV, describePublish, publishFailure, publishTarget } from '../publish.ts';
+import { openStoreLocation } from '../store-location.ts';
 
 /** `snapdeck store publish|restore` (decisions.md "Operator interface", "The published store"). */
 export function registerStoreCommand(program: Command): void {
@@ -16,7 +17,7 @@ export function registerStoreCommand(program: Command): void {
     .command('publish')
     .description('publish the keys, tokens and decks of the writer database as a new store version (a no-op when nothing changed)')
     .option('--to <location>', `a folder or s3://bucket/prefix, the same as the card snapshots' or another (default: $${PUBLISH_ENV})`)
-    .option('--db <file>', 'the writer database', DEFAULT_DB)
+    .addOption(dbOption('the writer database'))
     .addHelpText(
       'after',
       `
@@ -49,7 +50,7 @@ Examples:
     .command('restore')
     .description('write a writer database from the store version current at a location (disaster recovery, moving the writer)')
     .requiredOption('--from <location>', 'a folder or s3://bucket/prefix where the store is published')
-    .option('--db <file>', 'the database file to write', DEFAULT_DB)
+    .addOption(dbOption('the database file to write'))
     .option('--force', 'replace the file if it exists (its keys, tokens and decks are lost)')
     .addHelpText(
       'after',

@@ -1,8 +1,8 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import { OperatorError } from '@snapdeck/contract';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
 import { DeckStore, MAX_SHARE_TTL_SECONDS, normalizeDeckId, openDatabase } from '@snapdeck/store';
 import { outputOf } from '../output.ts';
-import { DEFAULT_DB } from './decks.ts';
+import { dbOption } from '../options.ts';
 import { publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
 
 function parseTtl(value: string): number {
@@ -19,21 +19,43 @@ function parseDeckId(value: string): string {
   return id;
 }
 
+/** Options every token command has; `ttl` only on `tokens share`. */
+interface TokenOptions {
+  db: string;
+  publish?: string;
+  ttl?: number;
+}
+
+const EXAMPLE_DECK_ID = '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b';
+const LOCAL_API = `http://${OPERATOR_DEFAULTS.host}:${OPERATOR_DEFAULTS.port}/v1`;
+
 /**
- * Runs `issue` against the deck store and prints the token alone on stdout (so scripts can
- * capture it: TOKEN=$(npx snapdeck tokens share ...)); a deck that does not exist is an error.
+ * One `tokens <name> DECK_ID` command: runs `issue` against the deck store and prints the token
+ * alone on stdout (so scripts can capture it: TOKEN=$(npx snapdeck tokens share ...)); a deck
+ * that does not exist is an error. `options` come before the shared --db and --publish.
  */
-async function issueToken(command: Command, dbFile: string, deckId: string, publish: string | undefined, issue: (store: DeckStore) => string | null): Promise<void> {
-  const location = preparePublish(publish);
-  const db = openDatabase(dbFile);
-  try {
-    const token = issue(new DeckStore(db));
-    if (token === null) throw new OperatorError(`no deck with id ${deckId} in ${dbFile}`);
-    outputOf(command).out(`${token}\n`);
-    await publishAfterChange(command, db, dbFile, location, `the token for ${deckId} is issued`);
-  } finally {
-    db.close();
-  }
+function tokenCommand(
+  tokens: Command,
+  spec: { name: string; description: string; options?: Option[]; examples: string[]; issue: (store: DeckStore, deckId: string, options: TokenOptions) => string | null },
+): Command {
+  const command = tokens.command(spec.name).description(spec.description).argument('<deckId>', 'the deck id (UUID v4)', parseDeckId);
+  for (const option of spec.options ?? []) command.addOption(option);
+  return command
+    .addOption(dbOption('SQLite database file'))
+    .option('--publish <location>', publishHelp())
+    .addHelpText('after', `\nExamples:\n${spec.examples.map((example) => `  $ ${example}`).join('\n')}`)
+    .action(async (deckId: string, options: TokenOptions, self: Command) => {
+      const location = preparePublish(options.publish);
+      const db = openDatabase(options.db);
+      try {
+        const token = spec.issue(new DeckStore(db), deckId, options);
+        if (token === null) throw new OperatorError(`no deck with id ${deckId} in ${options.db}`);
+        outputOf(self).out(`${token}\n`);
+        await publishAfterChange(self, db, options.db, location, `the token for ${deckId} is issued`);
+      } finally {
+        db.close();
+      }
+    });
 }
 
 /** `snapdeck tokens share|private DECK_ID` (decisions.md "Operator interface"). */
@@ -42,39 +64,22 @@ export function registerTokensCommand(program: Command): void {
     .command('tokens')
     .description('issue tokens that open a private deck: GET /v1/decks/{deckId}?token=TOKEN');
 
-  tokens
-    .command('share')
-    .description('print a new share token for a deck (valid for --ttl seconds, at most 24 hours)')
-    .argument('<deckId>', 'the deck id (UUID v4)', parseDeckId)
-    .option('--ttl <seconds>', 'lifetime in seconds, 1 to 86400', parseTtl, MAX_SHARE_TTL_SECONDS)
-    .option('--db <file>', 'SQLite database file', DEFAULT_DB)
-    .option('--publish <location>', publishHelp())
-    .addHelpText(
-      'after',
-      `
-Examples:
-  $ npx snapdeck tokens share 3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b
-  $ TOKEN=$(npx snapdeck tokens share 3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b --ttl 3600)
-  $ curl "http://127.0.0.1:8787/v1/decks/3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b?token=$TOKEN"`,
-    )
-    .action((deckId: string, options: { ttl: number; db: string; publish?: string }, command: Command) =>
-      issueToken(command, options.db, deckId, options.publish, (store) => store.createShareToken(deckId, options.ttl)),
-    );
+  tokenCommand(tokens, {
+    name: 'share',
+    description: 'print a new share token for a deck (valid for --ttl seconds, at most 24 hours)',
+    options: [new Option('--ttl <seconds>', `lifetime in seconds, 1 to ${MAX_SHARE_TTL_SECONDS}`).argParser(parseTtl).default(MAX_SHARE_TTL_SECONDS)],
+    examples: [
+      `npx snapdeck tokens share ${EXAMPLE_DECK_ID}`,
+      `TOKEN=$(npx snapdeck tokens share ${EXAMPLE_DECK_ID} --ttl 3600)`,
+      `curl "${LOCAL_API}/decks/${EXAMPLE_DECK_ID}?token=$TOKEN"`,
+    ],
+    issue: (store, deckId, options) => store.createShareToken(deckId, options.ttl!),
+  });
 
-  tokens
-    .command('private')
-    .description('print a new pd_ private link token for a deck (never expires)')
-    .argument('<deckId>', 'the deck id (UUID v4)', parseDeckId)
-    .option('--db <file>', 'SQLite database file', DEFAULT_DB)
-    .option('--publish <location>', publishHelp())
-    .addHelpText(
-      'after',
-      `
-Examples:
-  $ npx snapdeck tokens private 3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b
-  $ curl "http://127.0.0.1:8787/v1/decks/3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b?token=pd_..."`,
-    )
-    .action((deckId: string, options: { db: string; publish?: string }, command: Command) =>
-      issueToken(command, options.db, deckId, options.publish, (store) => store.createPrivateLink(deckId)),
-    );
+  tokenCommand(tokens, {
+    name: 'private',
+    description: 'print a new pd_ private link token for a deck (never expires)',
+    examples: [`npx snapdeck tokens private ${EXAMPLE_DECK_ID}`, `curl "${LOCAL_API}/decks/${EXAMPLE_DECK_ID}?token=pd_..."`],
+    issue: (store, deckId) => store.createPrivateLink(deckId),
+  });
 }

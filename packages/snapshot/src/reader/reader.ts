@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { MIB, OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import type { CursorPosition } from '../cursor/format.ts';
 import type { MaybePromise } from '../maybe-promise.ts';
 import type { StorageDriver } from '../storage/driver.ts';
@@ -40,7 +41,7 @@ export class SnapshotReader {
 
   constructor(readonly driver: StorageDriver, options: SnapshotReaderOptions = {}) {
     const pointerTtlMs = options.pointerTtlMs ?? 1000;
-    this.ranges = new RangeCache(driver, options.cacheBytes ?? 128 * 1024 * 1024);
+    this.ranges = new RangeCache(driver, options.cacheBytes ?? OPERATOR_DEFAULTS.cacheMiB * MIB);
     this.versions = new VersionCache({ ranges: this.ranges, driver, onError: options.onError }, options.maxVersions ?? 16, pointerTtlMs);
     this.pointers = new CurrentPointers(driver, this.versions, pointerTtlMs, options.onError);
     this.cursorKeys = new CursorKeys(driver);

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { sha256Hex } from '@snapdeck/snapshot';
 import type { Db } from '../db/database.ts';
 
 export const KEY_PATTERN = /^sd_live_[0-9a-f]{32}$/;
 export const SCOPES = ['decks:browse:public', 'decks:read:public'] as const;
 export type Scope = (typeof SCOPES)[number];
-export const DEFAULT_QUOTA = 3000;
 
 export interface ApiKey {
   id: string;
@@ -77,7 +77,7 @@ export class KeyStore {
     for (const scope of options.scopes ?? []) {
       if (!(SCOPES as readonly string[]).includes(scope)) throw new Error(`unknown scope ${JSON.stringify(scope)}; scopes are ${SCOPES.join(', ')}`);
     }
-    const quota = options.quota ?? DEFAULT_QUOTA;
+    const quota = options.quota ?? OPERATOR_DEFAULTS.keyQuota;
     if (!Number.isInteger(quota) || quota < 1) throw new Error('quota must be a positive integer');
     if (options.name.trim() === '') throw new Error('a key needs a name');
     const key = `sd_live_${randomBytes(16).toString('hex')}`;
