@@ -26,7 +26,7 @@
  * `{id, type, url}`.
  */
 import { z } from 'zod';
-import { CARD_ID_PATTERN, findGame } from '../games.ts';
+import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, sameIds, stat } from './fields.ts';
 import type { CardModel } from './model.ts';
 
 export const GRAND_ARCHIVE_RARITIES = ['C', 'U', 'R', 'SR', 'UR', 'PR', 'CSR', 'CUR', 'CPR'] as const;
@@ -34,11 +34,8 @@ export const GRAND_ARCHIVE_ART_TYPES = ['Standard', 'First Edition', 'Alter Edit
 /** Subtypes that are classes (a champion's class decides which Class Bonus effects apply). */
 export const GRAND_ARCHIVE_CLASSES = ['ASSASSIN', 'CLERIC', 'GUARDIAN', 'MAGE', 'RANGER', 'SPIRIT', 'TAMER', 'WARRIOR'] as const;
 
-const gaGame = findGame('grand-archive')!;
-const cardId = z.string().regex(CARD_ID_PATTERN).regex(gaGame.cardIdPattern);
-const editionId = z.string().regex(CARD_ID_PATTERN).regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/);
-const httpUrl = z.url({ protocol: /^https?$/ });
-const stat = z.number().int().nonnegative().nullable();
+const cardId = cardIdOf('grand-archive');
+const editionId = apiId(/^[a-z0-9]+(?:-[a-z0-9]+)*$/);
 const upperWord = z.string().regex(/^[A-Z][A-Z0-9' -]*$/);
 
 export const grandArchiveCardArtSchema = z.strictObject({
@@ -74,8 +71,7 @@ const hitShape = {
   hasAltArt: z.boolean(),
 };
 
-const sameIds = (c: { id: string; objectID: string }) => c.id === c.objectID;
-const sameIdsMessage = { message: 'id and objectID must be equal', path: ['objectID'] };
+const idsAgree = sameIds('id', 'objectID');
 
 export const grandArchiveCardSchema = z
   .strictObject({
@@ -88,13 +84,13 @@ export const grandArchiveCardSchema = z
     illustrator: z.string().min(1).nullable(),
     cardArts: z.array(grandArchiveCardArtSchema),
   })
-  .refine(sameIds, sameIdsMessage)
-  .refine((c) => c.hasAltArt === c.cardArts.length > 1, { message: 'hasAltArt must be true exactly when there is more than one edition', path: ['hasAltArt'] })
+  .refine(...idsAgree)
+  .refine(...hasAltArtWhenManyArts('edition'))
   .refine((c) => (c.cardArts[0]?.setId ?? null) === c.setId, { message: 'setId is the set of the main (first) edition, null without editions', path: ['setId'] });
 
 export const grandArchiveHitSchema = z
   .strictObject({ ...hitShape, cardArts: z.array(grandArchiveHitArtSchema) })
-  .refine(sameIds, sameIdsMessage);
+  .refine(...idsAgree);
 
 export type GrandArchiveCard = z.infer<typeof grandArchiveCardSchema>;
 export type GrandArchiveHit = z.infer<typeof grandArchiveHitSchema>;
