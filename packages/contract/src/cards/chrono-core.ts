@@ -20,6 +20,7 @@
  */
 import { z } from 'zod';
 import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, sameIds, stat } from './fields.ts';
+import { hitProjection } from './hit.ts';
 import type { CardModel } from './model.ts';
 
 export const CHRONO_CORE_CARD_TYPES = ['Pilot', 'Core', 'Upgrade', 'Tactic', 'Drone', 'Structure'] as const;
@@ -64,10 +65,7 @@ export const chronoCoreHitSchema = z.strictObject(shape).refine(...idsAgree);
 export type ChronoCoreCard = z.infer<typeof chronoCoreCardSchema>;
 export type ChronoCoreHit = z.infer<typeof chronoCoreHitSchema>;
 
-export function chronoCoreToHit(card: ChronoCoreCard): ChronoCoreHit {
-  const { setOrder: _setOrder, ...hit } = card;
-  return { ...hit, cardArts: card.cardArts.map(({ id, type, url }) => ({ id, type, url })) };
-}
+export const chronoCoreToHit: (card: ChronoCoreCard) => ChronoCoreHit = hitProjection(shape);
 
 export const chronoCoreModel: CardModel<ChronoCoreCard> = {
   game: 'chrono-core',

@@ -28,6 +28,7 @@
  */
 import { z } from 'zod';
 import { apiId, cardIdOf, httpUrl, sameIds } from './fields.ts';
+import { hitProjection } from './hit.ts';
 import type { CardModel } from './model.ts';
 
 export const DIGIMON_COLORS = ['Red', 'Blue', 'Yellow', 'Green', 'Black', 'Purple', 'White'] as const;
@@ -156,32 +157,7 @@ export type DigimonHit = z.infer<typeof digimonHitSchema>;
 export type DigimonCardArt = z.infer<typeof digimonCardArtSchema>;
 export type DigimonAltArt = z.infer<typeof digimonAltArtSchema>;
 
-export function digimonToHit(card: DigimonCard): DigimonHit {
-  return {
-    id: card.id,
-    cardNumber: card.cardNumber,
-    objectID: card.objectID,
-    name: { english: card.name.english },
-    color: card.color,
-    cardType: card.cardType,
-    dp: card.dp,
-    playCost: card.playCost,
-    level: card.level,
-    rarity: card.rarity,
-    attribute: card.attribute,
-    form: card.form,
-    type: card.type,
-    effect: card.effect,
-    inheritedEffect: card.inheritedEffect,
-    securityEffect: card.securityEffect,
-    setId: card.setId,
-    setName: card.setName,
-    cardImageUrl: card.cardImageUrl,
-    timings: card.timings,
-    hasAltArt: card.hasAltArt,
-    cardArts: card.cardArts.map(({ id, type, url }) => ({ id, type, url })),
-  };
-}
+export const digimonToHit: (card: DigimonCard) => DigimonHit = hitProjection(hitShape);
 
 export const digimonModel: CardModel<DigimonCard> = {
   game: 'digimon',

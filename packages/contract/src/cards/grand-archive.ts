@@ -27,6 +27,7 @@
  */
 import { z } from 'zod';
 import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, sameIds, stat } from './fields.ts';
+import { hitProjection } from './hit.ts';
 import type { CardModel } from './model.ts';
 
 export const GRAND_ARCHIVE_RARITIES = ['C', 'U', 'R', 'SR', 'UR', 'PR', 'CSR', 'CUR', 'CPR'] as const;
@@ -96,29 +97,7 @@ export type GrandArchiveCard = z.infer<typeof grandArchiveCardSchema>;
 export type GrandArchiveHit = z.infer<typeof grandArchiveHitSchema>;
 export type GrandArchiveCardArt = z.infer<typeof grandArchiveCardArtSchema>;
 
-export function grandArchiveToHit(card: GrandArchiveCard): GrandArchiveHit {
-  return {
-    id: card.id,
-    objectID: card.objectID,
-    name: card.name,
-    types: card.types,
-    subtypes: card.subtypes,
-    typeLine: card.typeLine,
-    classes: card.classes,
-    element: card.element,
-    deckZone: card.deckZone,
-    cost: card.cost,
-    costKind: card.costKind,
-    level: card.level,
-    effect: card.effect,
-    setId: card.setId,
-    setName: card.setName,
-    rarity: card.rarity,
-    cardImageUrl: card.cardImageUrl,
-    hasAltArt: card.hasAltArt,
-    cardArts: card.cardArts.map(({ id, type, url }) => ({ id, type, url })),
-  };
-}
+export const grandArchiveToHit: (card: GrandArchiveCard) => GrandArchiveHit = hitProjection(hitShape);
 
 export const grandArchiveModel: CardModel<GrandArchiveCard> = {
   game: 'grand-archive',

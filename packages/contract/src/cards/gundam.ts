@@ -26,6 +26,7 @@
  */
 import { z } from 'zod';
 import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, sameIds, stat } from './fields.ts';
+import { hitProjection } from './hit.ts';
 import type { CardModel } from './model.ts';
 
 export const GUNDAM_CARD_TYPES = ['Unit', 'Pilot', 'Command', 'Base', 'Resource', 'Unit Token', 'EX Base', 'EX Resource'] as const;
@@ -97,31 +98,7 @@ export type GundamCard = z.infer<typeof gundamCardSchema>;
 export type GundamHit = z.infer<typeof gundamHitSchema>;
 export type GundamCardArt = z.infer<typeof gundamCardArtSchema>;
 
-export function gundamToHit(card: GundamCard): GundamHit {
-  return {
-    id: card.id,
-    objectID: card.objectID,
-    cardNumber: card.cardNumber,
-    name: card.name,
-    cardType: card.cardType,
-    color: card.color,
-    level: card.level,
-    cost: card.cost,
-    ap: card.ap,
-    hp: card.hp,
-    rarity: card.rarity,
-    traits: card.traits,
-    linkCondition: card.linkCondition,
-    keywords: card.keywords,
-    effect: card.effect,
-    timings: card.timings,
-    setId: card.setId,
-    setName: card.setName,
-    cardImageUrl: card.cardImageUrl,
-    hasAltArt: card.hasAltArt,
-    cardArts: card.cardArts.map(({ id, type, url }) => ({ id, type, url })),
-  };
-}
+export const gundamToHit: (card: GundamCard) => GundamHit = hitProjection(hitShape);
 
 export const gundamModel: CardModel<GundamCard> = {
   game: 'gundam',
