@@ -19,20 +19,17 @@
  * setId, setName, cardImageUrl, hasAltArt and cardArts.
  */
 import { z } from 'zod';
-import { CARD_ID_PATTERN, findGame } from '../games.ts';
+import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, sameIds, stat } from './fields.ts';
+import { hitProjection } from './hit.ts';
 import type { CardModel } from './model.ts';
 
 export const CHRONO_CORE_CARD_TYPES = ['Pilot', 'Core', 'Upgrade', 'Tactic', 'Drone', 'Structure'] as const;
 export const CHRONO_CORE_SLOTS = ['Frame', 'Head', 'Arms', 'Legs', 'Weapon'] as const;
 export type ChronoCoreCardType = (typeof CHRONO_CORE_CARD_TYPES)[number];
 
-const chronoGame = findGame('chrono-core')!;
-const cardId = z.string().regex(CARD_ID_PATTERN).regex(chronoGame.cardIdPattern);
-const artId = z.string().regex(CARD_ID_PATTERN);
-const httpUrl = z.url({ protocol: /^https?$/ });
-const stat = z.number().int().nonnegative().nullable();
+const cardId = cardIdOf('chrono-core');
 
-export const chronoCoreCardArtSchema = z.strictObject({ id: artId, type: z.string().min(1), url: httpUrl });
+export const chronoCoreCardArtSchema = z.strictObject({ id: apiId(), type: z.string().min(1), url: httpUrl });
 
 const shape = {
   id: cardId,
@@ -54,25 +51,21 @@ const shape = {
   cardArts: z.array(chronoCoreCardArtSchema).min(1),
 };
 
-const sameIds = (c: { id: string; cardNumber: string; objectID: string }) => c.id === c.cardNumber && c.id === c.objectID;
-const sameIdsMessage = { message: 'id, cardNumber and objectID must be equal', path: ['objectID'] };
+const idsAgree = sameIds('id', 'cardNumber', 'objectID');
 
 export const chronoCoreCardSchema = z
   .strictObject({ ...shape, setOrder: z.number().int().nonnegative() })
-  .refine(sameIds, sameIdsMessage)
+  .refine(...idsAgree)
   .refine((c) => c.id.startsWith(`${c.setId}-`), { message: 'the card number starts with the set id', path: ['setId'] })
-  .refine((c) => c.hasAltArt === c.cardArts.length > 1, { message: 'hasAltArt must be true exactly when there is more than one art', path: ['hasAltArt'] });
+  .refine(...hasAltArtWhenManyArts('art'));
 
 /** The hit is the card without `setOrder`: a Chrono Core card is small enough to list whole. */
-export const chronoCoreHitSchema = z.strictObject(shape).refine(sameIds, sameIdsMessage);
+export const chronoCoreHitSchema = z.strictObject(shape).refine(...idsAgree);
 
 export type ChronoCoreCard = z.infer<typeof chronoCoreCardSchema>;
 export type ChronoCoreHit = z.infer<typeof chronoCoreHitSchema>;
 
-export function chronoCoreToHit(card: ChronoCoreCard): ChronoCoreHit {
-  const { setOrder: _setOrder, ...hit } = card;
-  return { ...hit, cardArts: card.cardArts.map(({ id, type, url }) => ({ id, type, url })) };
-}
+export const chronoCoreToHit: (card: ChronoCoreCard) => ChronoCoreHit = hitProjection(shape);
 
 export const chronoCoreModel: CardModel<ChronoCoreCard> = {
   game: 'chrono-core',

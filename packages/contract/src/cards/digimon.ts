@@ -27,7 +27,8 @@
  * timings, hasAltArt and cardArts reduced to `{id, type, url}`.
  */
 import { z } from 'zod';
-import { CARD_ID_PATTERN, findGame } from '../games.ts';
+import { apiId, cardIdOf, httpUrl, sameIds } from './fields.ts';
+import { hitProjection } from './hit.ts';
 import type { CardModel } from './model.ts';
 
 export const DIGIMON_COLORS = ['Red', 'Blue', 'Yellow', 'Green', 'Black', 'Purple', 'White'] as const;
@@ -66,10 +67,8 @@ export function digimonTimingsOf(texts: ReadonlyArray<string | null>): string[] 
   return [...found];
 }
 
-const digimonGame = findGame('digimon')!;
-const cardId = z.string().regex(CARD_ID_PATTERN).regex(digimonGame.cardIdPattern);
-const artId = z.string().regex(CARD_ID_PATTERN);
-const httpUrl = z.url({ protocol: /^https?$/ });
+const cardId = cardIdOf('digimon');
+const artId = apiId();
 const count = z.number().int().nonnegative();
 /** Nullable texts are null when absent, never "". */
 const optionalText = z.string().min(1).nullable();
@@ -120,8 +119,7 @@ const hitShape = {
   hasAltArt: z.boolean(),
 };
 
-const sameIds = (c: { id: string; cardNumber: string; objectID: string }) => c.id === c.cardNumber && c.id === c.objectID;
-const sameIdsMessage = { message: 'id, cardNumber and objectID must be equal', path: ['objectID'] };
+const idsAgree = sameIds('id', 'cardNumber', 'objectID');
 
 export const digimonCardSchema = z
   .strictObject({
@@ -142,7 +140,7 @@ export const digimonCardSchema = z
     cardArts: z.array(z.union([digimonAltCardArtSchema, digimonCardArtSchema])).min(1),
     AAs: z.array(digimonAltArtSchema),
   })
-  .refine(sameIds, sameIdsMessage)
+  .refine(...idsAgree)
   .refine((c) => c.cardArts[0]?.id === c.id, { message: 'the first card art is the main art and carries the card id', path: ['cardArts'] })
   .refine((c) => c.hasAltArt === c.AAs.length > 0, { message: 'hasAltArt must be true exactly when AAs is not empty', path: ['hasAltArt'] })
   .refine((c) => c.hasLink === (c.linkCondition !== null || c.linkEffect !== null || c.linkDp !== null), {
@@ -152,39 +150,14 @@ export const digimonCardSchema = z
 
 export const digimonHitSchema = z
   .strictObject({ ...hitShape, cardArts: z.array(digimonCardArtSchema).min(1) })
-  .refine(sameIds, sameIdsMessage);
+  .refine(...idsAgree);
 
 export type DigimonCard = z.infer<typeof digimonCardSchema>;
 export type DigimonHit = z.infer<typeof digimonHitSchema>;
 export type DigimonCardArt = z.infer<typeof digimonCardArtSchema>;
 export type DigimonAltArt = z.infer<typeof digimonAltArtSchema>;
 
-export function digimonToHit(card: DigimonCard): DigimonHit {
-  return {
-    id: card.id,
-    cardNumber: card.cardNumber,
-    objectID: card.objectID,
-    name: { english: card.name.english },
-    color: card.color,
-    cardType: card.cardType,
-    dp: card.dp,
-    playCost: card.playCost,
-    level: card.level,
-    rarity: card.rarity,
-    attribute: card.attribute,
-    form: card.form,
-    type: card.type,
-    effect: card.effect,
-    inheritedEffect: card.inheritedEffect,
-    securityEffect: card.securityEffect,
-    setId: card.setId,
-    setName: card.setName,
-    cardImageUrl: card.cardImageUrl,
-    timings: card.timings,
-    hasAltArt: card.hasAltArt,
-    cardArts: card.cardArts.map(({ id, type, url }) => ({ id, type, url })),
-  };
-}
+export const digimonToHit: (card: DigimonCard) => DigimonHit = hitProjection(hitShape);
 
 export const digimonModel: CardModel<DigimonCard> = {
   game: 'digimon',

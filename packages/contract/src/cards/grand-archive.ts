@@ -26,7 +26,8 @@
  * `{id, type, url}`.
  */
 import { z } from 'zod';
-import { CARD_ID_PATTERN, findGame } from '../games.ts';
+import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, sameIds, stat } from './fields.ts';
+import { hitProjection } from './hit.ts';
 import type { CardModel } from './model.ts';
 
 export const GRAND_ARCHIVE_RARITIES = ['C', 'U', 'R', 'SR', 'UR', 'PR', 'CSR', 'CUR', 'CPR'] as const;
@@ -34,11 +35,8 @@ export const GRAND_ARCHIVE_ART_TYPES = ['Standard', 'First Edition', 'Alter Edit
 /** Subtypes that are classes (a champion's class decides which Class Bonus effects apply). */
 export const GRAND_ARCHIVE_CLASSES = ['ASSASSIN', 'CLERIC', 'GUARDIAN', 'MAGE', 'RANGER', 'SPIRIT', 'TAMER', 'WARRIOR'] as const;
 
-const gaGame = findGame('grand-archive')!;
-const cardId = z.string().regex(CARD_ID_PATTERN).regex(gaGame.cardIdPattern);
-const editionId = z.string().regex(CARD_ID_PATTERN).regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/);
-const httpUrl = z.url({ protocol: /^https?$/ });
-const stat = z.number().int().nonnegative().nullable();
+const cardId = cardIdOf('grand-archive');
+const editionId = apiId(/^[a-z0-9]+(?:-[a-z0-9]+)*$/);
 const upperWord = z.string().regex(/^[A-Z][A-Z0-9' -]*$/);
 
 export const grandArchiveCardArtSchema = z.strictObject({
@@ -74,8 +72,7 @@ const hitShape = {
   hasAltArt: z.boolean(),
 };
 
-const sameIds = (c: { id: string; objectID: string }) => c.id === c.objectID;
-const sameIdsMessage = { message: 'id and objectID must be equal', path: ['objectID'] };
+const idsAgree = sameIds('id', 'objectID');
 
 export const grandArchiveCardSchema = z
   .strictObject({
@@ -88,41 +85,19 @@ export const grandArchiveCardSchema = z
     illustrator: z.string().min(1).nullable(),
     cardArts: z.array(grandArchiveCardArtSchema),
   })
-  .refine(sameIds, sameIdsMessage)
-  .refine((c) => c.hasAltArt === c.cardArts.length > 1, { message: 'hasAltArt must be true exactly when there is more than one edition', path: ['hasAltArt'] })
+  .refine(...idsAgree)
+  .refine(...hasAltArtWhenManyArts('edition'))
   .refine((c) => (c.cardArts[0]?.setId ?? null) === c.setId, { message: 'setId is the set of the main (first) edition, null without editions', path: ['setId'] });
 
 export const grandArchiveHitSchema = z
   .strictObject({ ...hitShape, cardArts: z.array(grandArchiveHitArtSchema) })
-  .refine(sameIds, sameIdsMessage);
+  .refine(...idsAgree);
 
 export type GrandArchiveCard = z.infer<typeof grandArchiveCardSchema>;
 export type GrandArchiveHit = z.infer<typeof grandArchiveHitSchema>;
 export type GrandArchiveCardArt = z.infer<typeof grandArchiveCardArtSchema>;
 
-export function grandArchiveToHit(card: GrandArchiveCard): GrandArchiveHit {
-  return {
-    id: card.id,
-    objectID: card.objectID,
-    name: card.name,
-    types: card.types,
-    subtypes: card.subtypes,
-    typeLine: card.typeLine,
-    classes: card.classes,
-    element: card.element,
-    deckZone: card.deckZone,
-    cost: card.cost,
-    costKind: card.costKind,
-    level: card.level,
-    effect: card.effect,
-    setId: card.setId,
-    setName: card.setName,
-    rarity: card.rarity,
-    cardImageUrl: card.cardImageUrl,
-    hasAltArt: card.hasAltArt,
-    cardArts: card.cardArts.map(({ id, type, url }) => ({ id, type, url })),
-  };
-}
+export const grandArchiveToHit: (card: GrandArchiveCard) => GrandArchiveHit = hitProjection(hitShape);
 
 export const grandArchiveModel: CardModel<GrandArchiveCard> = {
   game: 'grand-archive',

@@ -25,18 +25,16 @@
  * reduced to `{id, type, url}`.
  */
 import { z } from 'zod';
-import { CARD_ID_PATTERN, findGame } from '../games.ts';
+import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, sameIds, stat } from './fields.ts';
+import { hitProjection } from './hit.ts';
 import type { CardModel } from './model.ts';
 
 export const GUNDAM_CARD_TYPES = ['Unit', 'Pilot', 'Command', 'Base', 'Resource', 'Unit Token', 'EX Base', 'EX Resource'] as const;
 export const GUNDAM_ART_TYPES = ['Standard', 'Parallel', 'SP'] as const;
 
-const gundamGame = findGame('gundam')!;
-const cardId = z.string().regex(CARD_ID_PATTERN).regex(gundamGame.cardIdPattern);
+const cardId = cardIdOf('gundam');
 /** Printing ids add `_p<n>` to the card number: GD01-001_p1. */
-const printingId = z.string().regex(CARD_ID_PATTERN).regex(/^[A-Z0-9]+-\d+(?:_p\d+)?$/);
-const httpUrl = z.url({ protocol: /^https?$/ });
-const stat = z.number().int().nonnegative().nullable();
+const printingId = apiId(/^[A-Z0-9]+-\d+(?:_p\d+)?$/);
 
 export const gundamCardArtSchema = z.strictObject({
   id: printingId,
@@ -71,8 +69,7 @@ const hitShape = {
   hasAltArt: z.boolean(),
 };
 
-const sameIds = (c: { id: string; cardNumber: string; objectID: string }) => c.id === c.cardNumber && c.id === c.objectID;
-const sameIdsMessage = { message: 'id, cardNumber and objectID must be equal', path: ['objectID'] };
+const idsAgree = sameIds('id', 'cardNumber', 'objectID');
 
 export const gundamCardSchema = z
   .strictObject({
@@ -86,46 +83,22 @@ export const gundamCardSchema = z
     detailUrl: httpUrl,
     cardArts: z.array(gundamCardArtSchema).min(1),
   })
-  .refine(sameIds, sameIdsMessage)
+  .refine(...idsAgree)
   .refine((c) => c.cardArts.every((art) => art.id === c.id || art.id.startsWith(`${c.id}_p`)), {
     message: 'every printing id is the card number, optionally followed by _p<n>',
     path: ['cardArts'],
   })
-  .refine((c) => c.hasAltArt === c.cardArts.length > 1, { message: 'hasAltArt must be true exactly when there is more than one printing', path: ['hasAltArt'] });
+  .refine(...hasAltArtWhenManyArts('printing'));
 
 export const gundamHitSchema = z
   .strictObject({ ...hitShape, cardArts: z.array(gundamHitArtSchema).min(1) })
-  .refine(sameIds, sameIdsMessage);
+  .refine(...idsAgree);
 
 export type GundamCard = z.infer<typeof gundamCardSchema>;
 export type GundamHit = z.infer<typeof gundamHitSchema>;
 export type GundamCardArt = z.infer<typeof gundamCardArtSchema>;
 
-export function gundamToHit(card: GundamCard): GundamHit {
-  return {
-    id: card.id,
-    objectID: card.objectID,
-    cardNumber: card.cardNumber,
-    name: card.name,
-    cardType: card.cardType,
-    color: card.color,
-    level: card.level,
-    cost: card.cost,
-    ap: card.ap,
-    hp: card.hp,
-    rarity: card.rarity,
-    traits: card.traits,
-    linkCondition: card.linkCondition,
-    keywords: card.keywords,
-    effect: card.effect,
-    timings: card.timings,
-    setId: card.setId,
-    setName: card.setName,
-    cardImageUrl: card.cardImageUrl,
-    hasAltArt: card.hasAltArt,
-    cardArts: card.cardArts.map(({ id, type, url }) => ({ id, type, url })),
-  };
-}
+export const gundamToHit: (card: GundamCard) => GundamHit = hitProjection(hitShape);
 
 export const gundamModel: CardModel<GundamCard> = {
   game: 'gundam',

@@ -31,21 +31,23 @@ interface ErrorSpec {
 
 interface OperationSpec {
   path: string;
-  method: 'get' | 'post';
+  /** GET when absent. Every 200 of a GET has an ETag and answers If-None-Match with 304. */
+  method?: 'post';
   operationId: string;
   summary: string;
   description: string;
-  tags: string[];
-  /** Needs X-API-Key (and is metered per key); otherwise public. */
-  keyed: boolean;
-  /** Counted against a quota (per key, or per client address): rate-limit headers. */
-  metered: boolean;
+  tag: string;
+  /**
+   * Who may call it, and what its quota counts (rate-limit headers): `key` (when absent) needs
+   * X-API-Key and is metered per key; `address` needs no key and is metered per client address;
+   * `anyone` needs no key and is not metered.
+   */
+  access?: 'key' | 'address' | 'anyone';
   parameters?: unknown[];
   requestBody?: unknown;
   ok: { description: string; content: Media };
-  /** A GET whose 200 has an ETag and answers If-None-Match with 304. */
-  etag: boolean;
-  errors: ErrorSpec[];
+  /** The errors particular to this operation: 401 and 429 follow from `access`, 500 is on every one. */
+  errors?: ErrorSpec[];
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -77,179 +79,136 @@ const walkDescription = (what: string) =>
   'Order is by card id within one walk. Pages reached by cursor are immutable and may be cached for a year.';
 
 function operations(): OperationSpec[] {
-  const ops: OperationSpec[] = [];
-  ops.push({
-    path: '/games',
-    method: 'get',
-    operationId: 'listGames',
-    summary: 'List the supported games',
-    description: 'The public games, with the name of the search index of each. Games may be added at any time (an additive change).',
-    tags: [TAGS.games],
-    keyed: true,
-    metered: true,
-    ok: { description: 'The supported games', content: jsonOf(ref('GamesResponse')) },
-    etag: true,
-    errors: [],
-  });
-
   const walkErrors = [err(400, 'hitsPerPage out of range, or a cursor to restart from the first page', 'hitsPerPage', 'invalidCursor')];
   const cardErrors = [err(400, 'The card id does not match ^[A-Za-z0-9_-]{1,100}$', 'invalidCardId')];
-  ops.push({
-    path: '/games/{slug}/cards',
-    method: 'get',
-    operationId: 'walkCards',
-    summary: 'Walk every card of a game',
-    description: `${walkDescription('every card of any game')} The hit shape depends on the game: the per-game operations (such as walkDigimonCards) name it.`,
-    tags: [TAGS.cards],
-    keyed: true,
-    metered: true,
-    parameters: [param('Slug'), param('HitsPerPage'), param('Cursor')],
-    ok: { description: 'One page of hits of the game', content: jsonOf({ anyOf: GAME_SLUGS.map((slug) => ref(`${componentPrefix(slug)}CardsPage`)) }) },
-    etag: true,
-    errors: [...walkErrors, err(404, 'No public game has this slug', 'gameNotFound')],
-  });
-  ops.push({
-    path: '/games/{slug}/cards/{cardId}',
-    method: 'get',
-    operationId: 'getCard',
-    summary: 'Fetch one card of a game',
-    description: 'One full card. Its shape depends on the game: the per-game operations (such as getDigimonCard) name it.',
-    tags: [TAGS.cards],
-    keyed: true,
-    metered: true,
-    parameters: [param('Slug'), param('CardId')],
-    ok: { description: 'The card', content: jsonOf({ anyOf: GAME_SLUGS.map((slug) => ref(`${componentPrefix(slug)}CardResponse`)) }) },
-    etag: true,
-    errors: [...cardErrors, err(404, 'No public game has this slug, or the game has no such card', 'gameNotFound', 'cardNotFound')],
-  });
-  for (const slug of GAME_SLUGS) {
-    const prefix = componentPrefix(slug);
-    const name = GAMES.find((g) => g.slug === slug)!.displayName;
-    ops.push({
-      path: `/games/${slug}/cards`,
-      method: 'get',
-      operationId: `walk${prefix}Cards`,
-      summary: `Walk every ${name} card`,
-      description: `${walkDescription(`every ${name} card`)} The same operation as walkCards with slug=${slug}, typed with ${prefix}Hit.`,
-      tags: [TAGS.game(slug)],
-      keyed: true,
-      metered: true,
-      parameters: [param('HitsPerPage'), param('Cursor')],
-      ok: { description: `One page of ${name} hits`, content: jsonOf(ref(`${prefix}CardsPage`)) },
-      etag: true,
-      errors: walkErrors,
-    });
-    ops.push({
-      path: `/games/${slug}/cards/{cardId}`,
-      method: 'get',
-      operationId: `get${prefix}Card`,
-      summary: `Fetch one ${name} card`,
-      description: `One full ${name} card. The same operation as getCard with slug=${slug}, typed with ${prefix}Card.`,
-      tags: [TAGS.game(slug)],
-      keyed: true,
-      metered: true,
-      parameters: [param('CardId')],
-      ok: { description: `The ${name} card`, content: jsonOf(ref(`${prefix}CardResponse`)) },
-      etag: true,
-      errors: [...cardErrors, err(404, 'The game has no such card', 'cardNotFound')],
-    });
-  }
-
-  ops.push({
-    path: '/decks/public',
-    method: 'get',
-    operationId: 'listPublicDecks',
-    summary: "Enumerate a game's public decks",
-    description:
-      'Minimal summaries of public decks, keyset-paged (needs the scope decks:browse:public). Without updatedSince: descending by the sort field, ties by id. ' +
-      'With updatedSince: only decks updated at or after it (inclusive: dedupe by id and updatedAt), ascending by updatedAt, ties by id. ' +
-      'A deck that stops being public vanishes without a tombstone: detect removals by a periodic full enumeration.',
-    tags: [TAGS.decks],
-    keyed: true,
-    metered: true,
-    parameters: [param('GameId'), param('Limit'), param('StartAfter'), param('Sort'), param('UpdatedSince')],
-    ok: { description: 'A page of deck summaries', content: jsonOf(ref('DeckPublicListResponse')) },
-    etag: true,
-    errors: [
-      err(400, 'A parameter is missing or invalid (updatedSince with a sort other than updatedAt also answers "gameId query parameter is required", with a detail), or startAfter is not a cursor of this listing', 'gameIdRequired', 'limitNotInteger', 'sortInvalid', 'updatedSinceInvalid', 'invalidCursor'),
-      err(403, 'The key lacks the scope decks:browse:public', 'insufficientScope'),
-      err(404, 'No public game has this gameId', 'gameNotFound'),
-    ],
-  });
-  ops.push({
-    path: '/decks/details',
-    method: 'post',
-    operationId: 'getDeckDetails',
-    summary: 'Fetch up to 50 decks at once',
-    description:
-      `Minimal details of up to ${DECK_DETAILS_MAX_IDS} decks by id (needs the scope decks:read:public). Decks come back in no particular order: match them by id. ` +
-      'Malformed, private and missing ids are listed in unresolved, without distinction; this operation never answers 404 for a deck.',
-    tags: [TAGS.decks],
-    keyed: true,
-    metered: true,
-    requestBody: { required: true, description: 'The deck ids, duplicates answered once.', content: jsonOf(ref('DeckDetailsRequest')) },
-    ok: { description: 'The decks found, and the ids that were not', content: jsonOf(ref('DeckDetailsResponse')) },
-    etag: false,
-    errors: [
-      err(400, 'The body is not JSON with an ids array of strings, or has too many ids', 'detailsBody', 'detailsTooMany'),
-      err(403, 'The key lacks the scope decks:read:public', 'insufficientScope'),
-    ],
-  });
-  ops.push({
-    path: '/decks/{deckId}',
-    method: 'get',
-    operationId: 'getDeck',
-    summary: 'Fetch one deck',
-    description:
-      'One deck, without an API key (limited per client address). A public deck is returned whatever the token; a private one needs a valid share token or pd_ link. ' +
-      'format=json (default) is the full deck, format=text a plain-text list, format=ga-tts (grand-archive only) the deck grouped by zone with full card data.',
-    tags: [TAGS.decks],
-    keyed: false,
-    metered: true,
-    parameters: [param('DeckId'), param('DeckFormat'), param('DeckToken')],
-    ok: {
-      description: 'The deck (application/json for json and ga-tts, text/plain for text)',
-      content: { ...jsonOf({ anyOf: [ref('DeckResponse'), ref('GaTtsResponse')] }), 'text/plain': { schema: { type: 'string' } } },
+  const deckNotFound = err(404, 'No such deck, a private deck without a valid token, or a deleted deck', 'deckNotFound');
+  const plainText = { 'text/plain': { schema: { type: 'string' } } };
+  return [
+    {
+      path: '/games',
+      operationId: 'listGames',
+      summary: 'List the supported games',
+      description: 'The public games, with the name of the search index of each. Games may be added at any time (an additive change).',
+      tag: TAGS.games,
+      ok: { description: 'The supported games', content: jsonOf(ref('GamesResponse')) },
     },
-    etag: true,
-    errors: [
-      err(400, 'Unknown format, or ga-tts asked of a deck of another game', 'deckFormatUnknown', 'gaTtsOnly'),
-      err(404, 'No such deck, a private deck without a valid token, or a deleted deck', 'deckNotFound'),
-    ],
-  });
-  ops.push({
-    path: '/decks/{deckId}/text',
-    method: 'get',
-    operationId: 'getDeckText',
-    summary: 'Export a deck as text',
-    description:
-      'A deck as plain text: format=snapdeck is `{qty} {name} ({GAME}) ({CARD-ID})` per card entry, format=limitless the Limitless TCG import layout `{qty} {name} {cardId}`. ' +
-      'Private decks need their token.',
-    tags: [TAGS.decks],
-    keyed: true,
-    metered: true,
-    parameters: [param('DeckId'), param('TextFormat'), param('DeckToken')],
-    ok: { description: 'The deck list', content: { 'text/plain': { schema: { type: 'string' } } } },
-    etag: true,
-    errors: [
-      err(400, 'format is missing or unknown', 'textFormatRequired', 'textFormatUnknown'),
-      err(404, 'No such deck, a private deck without a valid token, or a deleted deck', 'deckNotFound'),
-    ],
-  });
-  ops.push({
-    path: '/openapi.json',
-    method: 'get',
-    operationId: 'getOpenApiDocument',
-    summary: 'This document',
-    description: 'The OpenAPI 3.1 description of /v1, as served by this gateway (operations its operator has deprecated are marked). No key needed.',
-    tags: [TAGS.meta],
-    keyed: false,
-    metered: false,
-    ok: { description: 'The OpenAPI document', content: jsonOf({ type: 'object' }) },
-    etag: true,
-    errors: [],
-  });
-  return ops;
+    {
+      path: '/games/{slug}/cards',
+      operationId: 'walkCards',
+      summary: 'Walk every card of a game',
+      description: `${walkDescription('every card of any game')} The hit shape depends on the game: the per-game operations (such as walkDigimonCards) name it.`,
+      tag: TAGS.cards,
+      parameters: [param('Slug'), param('HitsPerPage'), param('Cursor')],
+      ok: { description: 'One page of hits of the game', content: jsonOf({ anyOf: GAME_SLUGS.map((slug) => ref(`${componentPrefix(slug)}CardsPage`)) }) },
+      errors: [...walkErrors, err(404, 'No public game has this slug', 'gameNotFound')],
+    },
+    {
+      path: '/games/{slug}/cards/{cardId}',
+      operationId: 'getCard',
+      summary: 'Fetch one card of a game',
+      description: 'One full card. Its shape depends on the game: the per-game operations (such as getDigimonCard) name it.',
+      tag: TAGS.cards,
+      parameters: [param('Slug'), param('CardId')],
+      ok: { description: 'The card', content: jsonOf({ anyOf: GAME_SLUGS.map((slug) => ref(`${componentPrefix(slug)}CardResponse`)) }) },
+      errors: [...cardErrors, err(404, 'No public game has this slug, or the game has no such card', 'gameNotFound', 'cardNotFound')],
+    },
+    ...GAME_SLUGS.flatMap((slug): OperationSpec[] => {
+      const prefix = componentPrefix(slug);
+      const name = GAMES.find((g) => g.slug === slug)!.displayName;
+      return [
+        {
+          path: `/games/${slug}/cards`,
+          operationId: `walk${prefix}Cards`,
+          summary: `Walk every ${name} card`,
+          description: `${walkDescription(`every ${name} card`)} The same operation as walkCards with slug=${slug}, typed with ${prefix}Hit.`,
+          tag: TAGS.game(slug),
+          parameters: [param('HitsPerPage'), param('Cursor')],
+          ok: { description: `One page of ${name} hits`, content: jsonOf(ref(`${prefix}CardsPage`)) },
+          errors: walkErrors,
+        },
+        {
+          path: `/games/${slug}/cards/{cardId}`,
+          operationId: `get${prefix}Card`,
+          summary: `Fetch one ${name} card`,
+          description: `One full ${name} card. The same operation as getCard with slug=${slug}, typed with ${prefix}Card.`,
+          tag: TAGS.game(slug),
+          parameters: [param('CardId')],
+          ok: { description: `The ${name} card`, content: jsonOf(ref(`${prefix}CardResponse`)) },
+          errors: [...cardErrors, err(404, 'The game has no such card', 'cardNotFound')],
+        },
+      ];
+    }),
+    {
+      path: '/decks/public',
+      operationId: 'listPublicDecks',
+      summary: "Enumerate a game's public decks",
+      description:
+        'Minimal summaries of public decks, keyset-paged (needs the scope decks:browse:public). Without updatedSince: descending by the sort field, ties by id. ' +
+        'With updatedSince: only decks updated at or after it (inclusive: dedupe by id and updatedAt), ascending by updatedAt, ties by id. ' +
+        'A deck that stops being public vanishes without a tombstone: detect removals by a periodic full enumeration.',
+      tag: TAGS.decks,
+      parameters: [param('GameId'), param('Limit'), param('StartAfter'), param('Sort'), param('UpdatedSince')],
+      ok: { description: 'A page of deck summaries', content: jsonOf(ref('DeckPublicListResponse')) },
+      errors: [
+        err(400, 'A parameter is missing or invalid (updatedSince with a sort other than updatedAt also answers "gameId query parameter is required", with a detail), or startAfter is not a cursor of this listing', 'gameIdRequired', 'limitNotInteger', 'sortInvalid', 'updatedSinceInvalid', 'invalidCursor'),
+        err(403, 'The key lacks the scope decks:browse:public', 'insufficientScope'),
+        err(404, 'No public game has this gameId', 'gameNotFound'),
+      ],
+    },
+    {
+      path: '/decks/details',
+      method: 'post',
+      operationId: 'getDeckDetails',
+      summary: 'Fetch up to 50 decks at once',
+      description:
+        `Minimal details of up to ${DECK_DETAILS_MAX_IDS} decks by id (needs the scope decks:read:public). Decks come back in no particular order: match them by id. ` +
+        'Malformed, private and missing ids are listed in unresolved, without distinction; this operation never answers 404 for a deck.',
+      tag: TAGS.decks,
+      requestBody: { required: true, description: 'The deck ids, duplicates answered once.', content: jsonOf(ref('DeckDetailsRequest')) },
+      ok: { description: 'The decks found, and the ids that were not', content: jsonOf(ref('DeckDetailsResponse')) },
+      errors: [
+        err(400, 'The body is not JSON with an ids array of strings, or has too many ids', 'detailsBody', 'detailsTooMany'),
+        err(403, 'The key lacks the scope decks:read:public', 'insufficientScope'),
+      ],
+    },
+    {
+      path: '/decks/{deckId}',
+      operationId: 'getDeck',
+      summary: 'Fetch one deck',
+      description:
+        'One deck, without an API key (limited per client address). A public deck is returned whatever the token; a private one needs a valid share token or pd_ link. ' +
+        'format=json (default) is the full deck, format=text a plain-text list, format=ga-tts (grand-archive only) the deck grouped by zone with full card data.',
+      tag: TAGS.decks,
+      access: 'address',
+      parameters: [param('DeckId'), param('DeckFormat'), param('DeckToken')],
+      ok: {
+        description: 'The deck (application/json for json and ga-tts, text/plain for text)',
+        content: { ...jsonOf({ anyOf: [ref('DeckResponse'), ref('GaTtsResponse')] }), ...plainText },
+      },
+      errors: [err(400, 'Unknown format, or ga-tts asked of a deck of another game', 'deckFormatUnknown', 'gaTtsOnly'), deckNotFound],
+    },
+    {
+      path: '/decks/{deckId}/text',
+      operationId: 'getDeckText',
+      summary: 'Export a deck as text',
+      description:
+        'A deck as plain text: format=snapdeck is `{qty} {name} ({GAME}) ({CARD-ID})` per card entry, format=limitless the Limitless TCG import layout `{qty} {name} {cardId}`. ' +
+        'Private decks need their token.',
+      tag: TAGS.decks,
+      parameters: [param('DeckId'), param('TextFormat'), param('DeckToken')],
+      ok: { description: 'The deck list', content: plainText },
+      errors: [err(400, 'format is missing or unknown', 'textFormatRequired', 'textFormatUnknown'), deckNotFound],
+    },
+    {
+      path: '/openapi.json',
+      operationId: 'getOpenApiDocument',
+      summary: 'This document',
+      description: 'The OpenAPI 3.1 description of /v1, as served by this gateway (operations its operator has deprecated are marked). No key needed.',
+      tag: TAGS.meta,
+      access: 'anyone',
+      ok: { description: 'The OpenAPI document', content: jsonOf({ type: 'object' }) },
+    },
+  ];
 }
 
 const PARAMETERS = {
@@ -351,24 +310,28 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Record<strin
 
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations()) {
+    const method = op.method ?? 'get';
+    const access = op.access ?? 'key';
+    const etag = method === 'get';
     const route = `/v1${op.path.replace(/\{(\w+)\}/g, ':$1')}`;
-    const deprecated = options.isDeprecated?.(op.method.toUpperCase(), route) ?? false;
+    const deprecated = options.isDeprecated?.(method.toUpperCase(), route) ?? false;
     const always: HeaderName[] = ['X-Request-Id', ...(deprecated ? DEPRECATION_HEADERS : [])];
-    const metered = op.metered ? RATE_LIMIT_HEADERS : [];
+    const isMetered = access !== 'anyone';
+    const metered = isMetered ? RATE_LIMIT_HEADERS : [];
     const responses: Record<string, unknown> = {
       200: {
         description: op.ok.description,
-        headers: headerObjects([...always, 'Cache-Control', ...(op.etag ? (['ETag'] as const) : []), ...metered]),
+        headers: headerObjects([...always, 'Cache-Control', ...(etag ? (['ETag'] as const) : []), ...metered]),
         content: op.ok.content,
       },
     };
-    if (op.etag) {
+    if (etag) {
       responses[304] = {
         description: 'Not modified: the If-None-Match ETag still matches; no body',
         headers: headerObjects([...always, 'ETag', ...metered], ['Cache-Control']),
       };
     }
-    for (const e of [...op.errors, ...(op.keyed ? KEYED_ERRORS : []), ...(op.metered ? COMMON_ERRORS : COMMON_ERRORS.filter((c) => c.status !== 429))]) {
+    for (const e of [...(op.errors ?? []), ...(access === 'key' ? KEYED_ERRORS : []), ...(isMetered ? COMMON_ERRORS : COMMON_ERRORS.filter((c) => c.status !== 429))]) {
       // A 401 is answered before the quota is counted; a 429 always reports it.
       const required: HeaderName[] = [...always, 'Cache-Control', ...(e.status === 429 ? [...metered, 'Retry-After' as const] : [])];
       const optional: HeaderName[] = e.status === 401 || e.status === 429 ? [] : [...metered];
@@ -389,15 +352,15 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Record<strin
       headers: headerObjects(always, ['Cache-Control']),
       content: jsonOf(ref('Error')),
     };
-    const parameters = [...(op.parameters ?? []), ...(op.etag ? [param('IfNoneMatch')] : [])];
+    const parameters = [...(op.parameters ?? []), ...(etag ? [param('IfNoneMatch')] : [])];
     paths[op.path] ??= {};
-    paths[op.path]![op.method] = {
+    paths[op.path]![method] = {
       operationId: op.operationId,
       summary: op.summary,
       description: op.description,
-      tags: op.tags,
+      tags: [op.tag],
       ...(deprecated ? { deprecated: true } : {}),
-      ...(op.keyed ? {} : { security: [] }),
+      ...(access === 'key' ? {} : { security: [] }),
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(op.requestBody ? { requestBody: op.requestBody } : {}),
       responses,
