@@ -33,7 +33,10 @@ export const cardsPageResponse = <H extends z.ZodType>(hit: H) =>
 /** ISO 8601 with milliseconds, UTC: 2026-11-22T11:05:12.345Z. */
 export const timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
+/** A UUID v4 in either letter case: how a client may write a deck id. */
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+/** A UUID v4 in lower case only: a deck id as stored, served and signed into cursors. */
+export const LOWER_CASE_UUID_V4 = new RegExp(UUID_V4.source);
 
 /** A deck id as served: a UUID v4, lower-case. */
 export const deckIdSchema = z.string().regex(UUID_V4).meta({ format: 'uuid', description: 'Deck id: a UUID v4, served lower-case.' });

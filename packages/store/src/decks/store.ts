@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { GameSlug } from '@snapdeck/contract';
+import { LOWER_CASE_UUID_V4, type GameSlug } from '@snapdeck/contract';
 import type { Db } from '../db/database.ts';
 import { hashSecret } from '../keys/store.ts';
 import { importDecks, type ImportResult, type ImportSource } from './import.ts';
@@ -70,7 +70,6 @@ export type TokenLookup = (tokenHash: string) => { deck_id: string; expires_at: 
 export const MAX_SHARE_TTL_SECONDS = 86_400;
 export const SHARE_TOKEN_PATTERN = /^st_[0-9a-f]{32}$/;
 export const PRIVATE_LINK_PATTERN = /^pd_[0-9a-f]{32}$/;
-const DECK_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 interface DeckRow {
   seq: number;
@@ -323,7 +322,7 @@ export class DeckStore {
 /** Deck ids are stored in lower case; anything that is not a UUID v4 names no deck. */
 export function normalizeDeckId(id: string): string | null {
   const lower = id.toLowerCase();
-  return DECK_ID_PATTERN.test(lower) ? lower : null;
+  return LOWER_CASE_UUID_V4.test(lower) ? lower : null;
 }
 
 function toEntry(row: CardRow): StoredCardEntry {
