@@ -1,4 +1,4 @@
-import type { DeckDetail, DeckDetailsResult, DeckSummary, GameSlug, PublicDecksPage } from '@snapdeck/contract';
+import type { DeckDetail, DeckDetailsResult, DeckSort, DeckSummary, GameSlug, PublicDecksPage } from '@snapdeck/contract';
 import { DECK_LIST_LIMIT } from '@snapdeck/contract/limits';
 import { InvalidCursorError } from './errors.ts';
 
@@ -35,8 +35,16 @@ export interface SyncOptions {
   maxRestarts?: number;
 }
 
+/** The query of GET /decks/public besides gameId. */
+export interface PublicDecksQuery {
+  limit?: number;
+  startAfter?: string;
+  sort?: DeckSort;
+  updatedSince?: string;
+}
+
 export interface DeckApi {
-  listPublicDecks(game: GameSlug, query: { limit?: number; startAfter?: string; sort?: string; updatedSince?: string }): Promise<PublicDecksPage>;
+  listPublicDecks(game: GameSlug, query: PublicDecksQuery): Promise<PublicDecksPage>;
   getDeckDetails(ids: string[]): Promise<DeckDetailsResult>;
 }
 

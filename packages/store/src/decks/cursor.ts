@@ -1,7 +1,6 @@
-import { LOWER_CASE_UUID_V4 } from '@snapdeck/contract';
+import { LOWER_CASE_UUID_V4, isDeckSort, type DeckSort } from '@snapdeck/contract';
 import { openToken, signToken, verifyToken } from '@snapdeck/snapshot';
-import type { DeckPosition, DeckSort } from './types.ts';
-import { isDeckSort } from './types.ts';
+import type { DeckPosition } from './types.ts';
 
 /**
  * `startAfter` cursors of GET /v1/decks/public: opaque to clients, signed with a key the gateway

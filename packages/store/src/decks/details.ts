@@ -5,8 +5,6 @@ import { normalizeDeckId, type DeckStore } from './store.ts';
 import type { DeckDetail } from './types.ts';
 import { toDetail } from './views.ts';
 
-export const MAX_DETAIL_IDS = DECK_DETAILS_MAX_IDS;
-
 /**
  * data of POST /v1/decks/details (interface.md §4.5, decisions.md): the public decks among `ids`
  * with zones resolved, and every other requested id in `unresolved`, in request order, each once
@@ -20,7 +18,7 @@ export async function deckDetails(
   ids: readonly string[],
   lookupFor: (game: GameSlug) => Promise<CardLookup>,
 ): Promise<{ decks: DeckDetail[]; unresolved: string[] }> {
-  if (ids.length > MAX_DETAIL_IDS) throw new RangeError(`at most ${MAX_DETAIL_IDS} ids per request`);
+  if (ids.length > DECK_DETAILS_MAX_IDS) throw new RangeError(`at most ${DECK_DETAILS_MAX_IDS} ids per request`);
   const found = new Map(store.getPublicDecks(ids).map((deck) => [deck.id, deck]));
   const lookups = new Map<GameSlug, Promise<CardLookup>>();
   const lazyLookup = (game: GameSlug): CardLookup => async (cardId) => {

@@ -1,4 +1,4 @@
-import { publicDecksResponse } from '@snapdeck/contract';
+import { DECK_SORTS, publicDecksResponse, type DeckSort } from '@snapdeck/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeDeckCursor } from './cursor.ts';
 import { importDecks } from './import.ts';
@@ -6,7 +6,6 @@ import { listPublicDecks, type PublicListingPage, type PublicListingRequest } fr
 import { getOrCreateSecret, DECK_CURSOR_SECRET } from './secret.ts';
 import { DeckStore, listingSql } from './store.ts';
 import { deck, line, newId, tempDb, type LineDeck, type TempDb } from '../../../../test/helpers/deck-db.ts';
-import { DECK_SORTS, type DeckSort } from './types.ts';
 
 let t: TempDb;
 let store: DeckStore;

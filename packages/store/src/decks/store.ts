@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { LOWER_CASE_UUID_V4, type GameSlug } from '@snapdeck/contract';
+import { DECK_SORTS, LOWER_CASE_UUID_V4, type DeckSort, type GameSlug } from '@snapdeck/contract';
 import type { Db } from '../db/database.ts';
 import { hashSecret } from '../keys/store.ts';
 import { importDecks, type ImportResult, type ImportSource } from './import.ts';
 import { toIso } from './timestamps.ts';
-import type { DeckPosition, DeckSort, DeckSummary, StoredCardEntry, StoredDeck, Visibility } from './types.ts';
+import type { DeckPosition, DeckSummary, StoredCardEntry, StoredDeck, Visibility } from './types.ts';
 
 /**
  * Decks in SQLite (schema: migration 2 in db/migrations.ts).
@@ -157,13 +157,7 @@ export class DeckStore {
 
   constructor(readonly db: Db, options: DeckStoreOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.listing = {
-      updatedAt: listingStatements(db, 'updatedAt'),
-      createdAt: listingStatements(db, 'createdAt'),
-      copyCount: listingStatements(db, 'copyCount'),
-      viewCount: listingStatements(db, 'viewCount'),
-      likeCount: listingStatements(db, 'likeCount'),
-    };
+    this.listing = Object.fromEntries(DECK_SORTS.map((sort) => [sort, listingStatements(db, sort)])) as Record<DeckSort, ReturnType<typeof listingStatements>>;
     this.since = sinceStatements(db);
     this.statements = {
       publicCount: db.prepare<[string], { count: number }>('SELECT count FROM deck_public_counts WHERE game_id = ?'),

@@ -1,13 +1,4 @@
-import { DECK_SORTS, type GameSlug } from '@snapdeck/contract';
-
-/** The listing sorts of GET /v1/decks/public (interface.md §4.4), in the contract's spelling. */
-export { DECK_SORTS };
-export type DeckSort = (typeof DECK_SORTS)[number];
-export const DEFAULT_DECK_SORT: DeckSort = 'updatedAt';
-
-export function isDeckSort(value: string): value is DeckSort {
-  return (DECK_SORTS as readonly string[]).includes(value);
-}
+import type { GameSlug } from '@snapdeck/contract';
 
 export const VISIBILITIES = ['public', 'private'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
