@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { GAME_SLUGS } from './games.ts';
 import { DECK_DETAILS_MAX_IDS } from './limits.ts';
+import { GAME_ZONES } from './zones.ts';
 
 /**
  * Response shapes of /v1 (interface.md §2, §4), as zod schemas. The gateway's tests validate real
@@ -108,16 +109,16 @@ export const gaTtsCardSchema = z.object({
   card: z.record(z.string(), z.unknown()).nullable(),
 });
 
+/** An object with one member per zone, in the zones' order. */
+const byZone = <const Zones extends readonly string[], T extends z.ZodType>(zones: Zones, member: T) =>
+  z.object(Object.fromEntries(zones.map((zone) => [zone, member])) as Record<Zones[number], T>);
+
 export const gaTtsResponse = envelope(
   z.object({
     id: deckIdSchema,
     name: z.string(),
-    zones: z.object({
-      main: z.array(gaTtsCardSchema),
-      material: z.array(gaTtsCardSchema),
-      references: z.array(gaTtsCardSchema),
-      sideboard: z.array(gaTtsCardSchema),
-    }),
+    /** Every Grand Archive zone, always (the deck's cards of any other zone come after them). */
+    zones: byZone(GAME_ZONES['grand-archive'], z.array(gaTtsCardSchema)),
   }),
 );
 
@@ -132,8 +133,4 @@ export type GaTtsCard = z.infer<typeof gaTtsCardSchema>;
 export type GaTtsDeck = z.infer<typeof gaTtsResponse>['data'];
 export type PublicDecksPage = z.infer<typeof publicDecksResponse>['data'];
 export type DeckDetailsResult = z.infer<typeof deckDetailsResponse>['data'];
-export interface CardsPage<Hit> {
-  hits: Hit[];
-  cursor: string | null;
-  totalHits: number;
-}
+export type CardsPage<Hit> = z.infer<ReturnType<typeof cardsPageResponse<z.ZodType<Hit>>>>['data'];

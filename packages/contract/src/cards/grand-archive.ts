@@ -27,6 +27,7 @@
  */
 import { z } from 'zod';
 import { CARD_ID_PATTERN, findGame } from '../games.ts';
+import { ZONE } from '../zones.ts';
 import type { CardModel } from './model.ts';
 
 export const GRAND_ARCHIVE_RARITIES = ['C', 'U', 'R', 'SR', 'UR', 'PR', 'CSR', 'CUR', 'CPR'] as const;
@@ -62,7 +63,7 @@ const hitShape = {
   typeLine: z.string().min(1),
   classes: z.array(z.enum(GRAND_ARCHIVE_CLASSES)),
   element: upperWord.nullable(),
-  deckZone: z.enum(['main', 'material']).nullable(),
+  deckZone: z.enum([ZONE.main, ZONE.material]).nullable(),
   cost: stat,
   costKind: z.enum(['reserve', 'memory']).nullable(),
   level: stat,

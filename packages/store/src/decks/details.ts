@@ -1,8 +1,7 @@
-import { DECK_DETAILS_MAX_IDS, type GameSlug } from '@snapdeck/contract';
+import { DECK_DETAILS_MAX_IDS, type DeckDetail, type DeckDetailsResult, type GameSlug } from '@snapdeck/contract';
 import type { CardLookup } from './card-lookup.ts';
 import type { ResolvedDeckCache } from './resolved-cache.ts';
 import { normalizeDeckId, type DeckStore } from './store.ts';
-import type { DeckDetail } from './types.ts';
 import { toDetail } from './views.ts';
 
 /**
@@ -17,7 +16,7 @@ export async function deckDetails(
   cache: ResolvedDeckCache,
   ids: readonly string[],
   lookupFor: (game: GameSlug) => Promise<CardLookup>,
-): Promise<{ decks: DeckDetail[]; unresolved: string[] }> {
+): Promise<DeckDetailsResult> {
   if (ids.length > DECK_DETAILS_MAX_IDS) throw new RangeError(`at most ${DECK_DETAILS_MAX_IDS} ids per request`);
   const found = new Map(store.getPublicDecks(ids).map((deck) => [deck.id, deck]));
   const lookups = new Map<GameSlug, Promise<CardLookup>>();

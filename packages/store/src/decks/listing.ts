@@ -1,7 +1,6 @@
-import { DECK_LIST_LIMIT, type DeckSort, type GameSlug } from '@snapdeck/contract';
+import { DECK_LIST_LIMIT, type DeckSort, type GameSlug, type PublicDecksPage } from '@snapdeck/contract';
 import { decodeDeckCursor, encodeDeckCursor, type DeckListing } from './cursor.ts';
 import type { DeckStore } from './store.ts';
-import type { DeckSummary } from './types.ts';
 
 /** interface.md §4.4 / §8: a client's limit is clamped into the contract's DECK_LIST_LIMIT. */
 export function clampListLimit(limit: number): number {
@@ -19,15 +18,8 @@ export interface PublicListingRequest {
   startAfter?: string | undefined;
 }
 
-/** data of a GET /v1/decks/public response. */
-export interface PublicListingPage {
-  decks: DeckSummary[];
-  nextCursor: string;
-  hasMore: boolean;
-  totalCount: number;
-}
-
-export type PublicListingResult = { ok: true; page: PublicListingPage } | { ok: false; error: 'invalidCursor' };
+/** `page` is the data of a GET /v1/decks/public response. */
+export type PublicListingResult = { ok: true; page: PublicDecksPage } | { ok: false; error: 'invalidCursor' };
 
 /**
  * One page of GET /v1/decks/public: verifies `startAfter` against the listing's parameters, reads

@@ -1,8 +1,8 @@
-import { DECK_SORTS, publicDecksResponse, type DeckSort } from '@snapdeck/contract';
+import { DECK_SORTS, publicDecksResponse, type DeckSort, type PublicDecksPage } from '@snapdeck/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeDeckCursor } from './cursor.ts';
 import { importDecks } from './import.ts';
-import { listPublicDecks, type PublicListingPage, type PublicListingRequest } from './listing.ts';
+import { listPublicDecks, type PublicListingRequest } from './listing.ts';
 import { getOrCreateSecret, DECK_CURSOR_SECRET } from './secret.ts';
 import { DeckStore, listingSql } from './store.ts';
 import { deck, line, newId, tempDb, type LineDeck, type TempDb } from '../../../../test/helpers/deck-db.ts';
@@ -54,7 +54,7 @@ function expectedOrder(decks: LineDeck[], game: string, sort: DeckSort, since: n
     .map((d) => d.id);
 }
 
-function page(request: Partial<PublicListingRequest> & { startAfter?: string }): PublicListingPage {
+function page(request: Partial<PublicListingRequest> & { startAfter?: string }): PublicDecksPage {
   const result = listPublicDecks(store, key, { game: 'digimon', sort: 'updatedAt', limit: 20, updatedSince: null, ...request });
   if (!result.ok) throw new Error('cursor rejected');
   // Every page must satisfy the contract's response schema.
@@ -63,9 +63,9 @@ function page(request: Partial<PublicListingRequest> & { startAfter?: string }):
 }
 
 /** Follows nextCursor until hasMore is false; returns every id and the final cursor. */
-function walk(request: Partial<PublicListingRequest>): { ids: string[]; pages: PublicListingPage[]; cursor: string } {
+function walk(request: Partial<PublicListingRequest>): { ids: string[]; pages: PublicDecksPage[]; cursor: string } {
   const ids: string[] = [];
-  const pages: PublicListingPage[] = [];
+  const pages: PublicDecksPage[] = [];
   let startAfter: string | undefined;
   for (let n = 0; n < 10_000; n++) {
     const p = page({ ...request, startAfter });

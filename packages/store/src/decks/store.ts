@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { DECK_SORTS, LOWER_CASE_UUID_V4, type DeckSort, type GameSlug } from '@snapdeck/contract';
+import { DECK_SORTS, LOWER_CASE_UUID_V4, type DeckSort, type DeckSummary, type GameSlug } from '@snapdeck/contract';
 import type { Db } from '../db/database.ts';
 import { hashSecret } from '../keys/store.ts';
 import { importDecks, type ImportResult, type ImportSource } from './import.ts';
 import { toIso } from './timestamps.ts';
-import type { DeckPosition, DeckSummary, StoredCardEntry, StoredDeck, Visibility } from './types.ts';
+import type { DeckPosition, StoredCardEntry, StoredDeck, Visibility } from './types.ts';
 
 /**
  * Decks in SQLite (schema: migration 2 in db/migrations.ts).

@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { gaTtsResponse } from '@snapdeck/contract';
+import { gaTtsResponse, type CardEntry } from '@snapdeck/contract';
 import { describe, expect, it } from 'vitest';
 import type { CardInfo } from './card-lookup.ts';
 import { gaTts } from './ga-tts.ts';
 import { ResolvedDeckCache } from './resolved-cache.ts';
 import { deckText, limitlessText, snapdeckText, zoneGroups, type TextDeck } from './text.ts';
-import type { CardEntry, StoredDeck } from './types.ts';
+import type { StoredDeck } from './types.ts';
 
 const entry = (cardId: string, quantity: number, zoneId = 'main'): CardEntry => ({ cardId, quantity, zoneId });
 const names = new Map([
