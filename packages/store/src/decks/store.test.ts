@@ -4,7 +4,8 @@ import { encodeDeckCursor } from './cursor.ts';
 import { importDecks } from './import.ts';
 import { listPublicDecks, type PublicListingRequest } from './listing.ts';
 import { getOrCreateSecret, DECK_CURSOR_SECRET } from './secret.ts';
-import { DeckStore, listingSql } from './store.ts';
+import { listingStatements, sinceStatements } from './listing-statements.ts';
+import { DeckStore } from './store.ts';
 import { deck, line, newId, tempDb, type LineDeck, type TempDb } from '../../../../test/helpers/deck-db.ts';
 
 let t: TempDb;
@@ -312,7 +313,7 @@ describe('query plans', () => {
     // Plans are checked on a populated, analysed database, where a planner would be most tempted.
     await importDecks(t.db, [...tiedDecks(300), ...tiedDecks(300, 'gundam')].map(line));
     t.db.exec('ANALYZE');
-    const statements = listingSql(t.db);
+    const statements = [...DECK_SORTS.flatMap((sort) => Object.values(listingStatements(t.db, sort))), ...Object.values(sinceStatements(t.db))].map((s) => s.source);
     expect(statements.length).toBe(14);
     for (const sql of statements) {
       // The first parameter is the game; the values of the others do not change a plan.
