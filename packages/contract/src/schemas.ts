@@ -31,8 +31,8 @@ export const cardsPageResponse = <H extends z.ZodType>(hit: H) =>
     }),
   );
 
-/** ISO 8601 with milliseconds, UTC: 2026-11-22T11:05:12.345Z. */
-export const timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+/** ISO 8601 with milliseconds, UTC: 2026-11-22T11:05:12.345Z (what Date#toISOString writes). */
+export const timestamp = z.iso.datetime({ precision: 3 });
 
 /** A UUID v4 in either letter case: how a client may write a deck id. */
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
