@@ -13,10 +13,7 @@ export interface DeckCheckpoint {
 }
 
 /** A deck as a sync yields it: its details (POST /decks/details) and its listing timestamps. */
-export interface SyncedDeck extends DeckDetail {
-  createdAt: string;
-  updatedAt: string;
-}
+export type SyncedDeck = DeckDetail & Pick<DeckSummary, 'createdAt' | 'updatedAt'>;
 
 export interface SyncProgress {
   pages: number;
