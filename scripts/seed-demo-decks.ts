@@ -16,8 +16,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { GAME_SLUGS, OPERATOR_DEFAULTS, type GameSlug } from '@snapdeck/contract';
-import { DeckStore, importDecks, openDatabase, type Db, type ImportResult } from '@snapdeck/store';
+import { GAME_SLUGS, OPERATOR_DEFAULTS, ZONE, type GameSlug } from '@snapdeck/contract';
+import { DeckStore, importDecks, openDatabase, resolveZoneId, type Db, type ImportResult } from '@snapdeck/store';
 import { generateDecks, type GameTemplate, type GeneratedDeck } from './lib/deck-generator.ts';
 
 export const DEMO_SEED = 20_261_122;
@@ -64,18 +64,21 @@ function readCatalog(catalogDir: string, game: GameSlug): CatalogCard[] {
 
 const idsWhere = (cards: CatalogCard[], keep: (card: CatalogCard) => boolean) => cards.filter(keep).map((card) => card.id);
 
+/** The zone the game gives a card stored without one (its catalog rule: Digi-Egg, Core, Pilot…). */
+const zoneByType = (game: GameSlug, card: CatalogCard) => resolveZoneId(game, null, typeof card.cardType === 'string' ? card.cardType : null);
+
 /** Deck templates from the catalog: which cards may go in which zone, and how many. */
 export function demoTemplates(catalogDir: string): GameTemplate[] {
   const cards = Object.fromEntries(GAME_SLUGS.map((game) => [game, readCatalog(catalogDir, game)])) as Record<GameSlug, CatalogCard[]>;
 
-  const digimonEggs = idsWhere(cards.digimon, (c) => c.cardType === 'Digi-Egg');
-  const digimonMain = idsWhere(cards.digimon, (c) => c.cardType !== 'Digi-Egg');
+  const digimonEggs = idsWhere(cards.digimon, (c) => zoneByType('digimon', c) === ZONE.digiEgg);
+  const digimonMain = idsWhere(cards.digimon, (c) => zoneByType('digimon', c) === ZONE.main);
   const gundamResources = idsWhere(cards.gundam, (c) => c.cardType === 'Resource');
   const gundamMain = idsWhere(cards.gundam, (c) => ['Unit', 'Pilot', 'Command', 'Base'].includes(String(c.cardType)));
-  const gaMaterial = idsWhere(cards['grand-archive'], (c) => c.deckZone === 'material');
-  const gaMain = idsWhere(cards['grand-archive'], (c) => c.deckZone === 'main');
-  const ccLoadout = idsWhere(cards['chrono-core'], (c) => c.cardType === 'Core' || c.cardType === 'Pilot');
-  const ccMain = idsWhere(cards['chrono-core'], (c) => c.cardType !== 'Core' && c.cardType !== 'Pilot');
+  const gaMaterial = idsWhere(cards['grand-archive'], (c) => c.deckZone === ZONE.material);
+  const gaMain = idsWhere(cards['grand-archive'], (c) => c.deckZone === ZONE.main);
+  const ccLoadout = idsWhere(cards['chrono-core'], (c) => zoneByType('chrono-core', c) === ZONE.loadout);
+  const ccMain = idsWhere(cards['chrono-core'], (c) => zoneByType('chrono-core', c) === ZONE.main);
 
   for (const [label, pool] of Object.entries({ digimonEggs, digimonMain, gundamResources, gundamMain, gaMaterial, gaMain, ccLoadout, ccMain })) {
     if (pool.length === 0) throw new Error(`the catalog in ${catalogDir} has no cards for ${label}`);
@@ -86,33 +89,33 @@ export function demoTemplates(catalogDir: string): GameTemplate[] {
       gameId: 'digimon',
       weight: 2,
       zones: [
-        { zoneId: 'digi-egg', cards: digimonEggs, entries: [1, 3], quantity: [1, 4] },
-        { zoneId: 'main', cards: digimonMain, entries: [13, 18], quantity: [2, 4] },
+        { zoneId: ZONE.digiEgg, cards: digimonEggs, entries: [1, 3], quantity: [1, 4] },
+        { zoneId: ZONE.main, cards: digimonMain, entries: [13, 18], quantity: [2, 4] },
       ],
     },
     {
       gameId: 'gundam',
       weight: 2,
       zones: [
-        { zoneId: 'main', cards: gundamMain, entries: [13, 17], quantity: [2, 4] },
-        { zoneId: 'resource', cards: gundamResources, entries: [1, 1], quantity: [10, 10] },
+        { zoneId: ZONE.main, cards: gundamMain, entries: [13, 17], quantity: [2, 4] },
+        { zoneId: ZONE.resource, cards: gundamResources, entries: [1, 1], quantity: [10, 10] },
       ],
     },
     {
       gameId: 'grand-archive',
       weight: 2,
       zones: [
-        { zoneId: 'material', cards: gaMaterial, entries: [10, 12], quantity: [1, 1] },
-        { zoneId: 'main', cards: gaMain, entries: [15, 19], quantity: [2, 4] },
-        { zoneId: 'sideboard', cards: gaMain, entries: [0, 7], quantity: [1, 3] },
+        { zoneId: ZONE.material, cards: gaMaterial, entries: [10, 12], quantity: [1, 1] },
+        { zoneId: ZONE.main, cards: gaMain, entries: [15, 19], quantity: [2, 4] },
+        { zoneId: ZONE.sideboard, cards: gaMain, entries: [0, 7], quantity: [1, 3] },
       ],
     },
     {
       gameId: 'chrono-core',
       zones: [
-        { zoneId: 'loadout', cards: ccLoadout, entries: [5, 7], quantity: [1, 1] },
-        { zoneId: 'main', cards: ccMain, entries: [18, 24], quantity: [1, 3] },
-        { zoneId: 'sideboard', cards: ccMain, entries: [4, 6], quantity: [1, 2] },
+        { zoneId: ZONE.loadout, cards: ccLoadout, entries: [5, 7], quantity: [1, 1] },
+        { zoneId: ZONE.main, cards: ccMain, entries: [18, 24], quantity: [1, 3] },
+        { zoneId: ZONE.sideboard, cards: ccMain, entries: [4, 6], quantity: [1, 2] },
       ],
     },
     {

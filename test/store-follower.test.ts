@@ -8,7 +8,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsDriver, readPointer } from '@snapdeck/snapshot';
-import { DeckStore, KeyStore, StoreFollower, openDatabase, publishStore, storeLayout, type Db } from '@snapdeck/store';
+import { KeyStore, StoreFollower, importDecks, openDatabase, publishStore, storeLayout, type Db } from '@snapdeck/store';
 import { deck, line } from './helpers/deck-db.ts';
 import { FaultyDriver } from './helpers/faulty-driver.ts';
 import { tempDir } from './helpers/harness.ts';
@@ -64,7 +64,7 @@ describe('StoreFollower', () => {
 
   it('serves a new key before the new decks have arrived, then the decks', async () => {
     const decks = Array.from({ length: 50 }, () => deck());
-    await new DeckStore(db).import(decks.map(line));
+    await importDecks(db, decks.map(line));
     const key = new KeyStore(db).create({ name: 'with decks' }).key;
     await publishStore(db, driver);
     const version = (await readPointer(driver, storeLayout.pointer))!.version;
@@ -115,7 +115,7 @@ describe('pruneStore', () => {
       const keys = new KeyStore(writer);
       for (let i = 0; i < 4; i++) {
         keys.create({ name: `k${i}` });
-        await new DeckStore(writer).import([line(deck())]);
+        await importDecks(writer, [line(deck())]);
         await publishStore(writer, location, { keep: 100 });
       }
       const before = await location.list(storeLayout.versionsPrefix);

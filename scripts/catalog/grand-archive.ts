@@ -1,5 +1,5 @@
 /** Grand Archive: sets, editions and effects shaped like the real catalog. */
-import { GRAND_ARCHIVE_CLASSES, type GrandArchiveCard, type GrandArchiveCardArt } from '@snapdeck/contract';
+import { GRAND_ARCHIVE_CLASSES, ZONE, type GrandArchiveCard, type GrandArchiveCardArt } from '@snapdeck/contract';
 import type { Rng } from '../lib/prng.ts';
 import { pad, plural, withContinuation, type GameGenerator, type SetSpec } from './common.ts';
 
@@ -89,7 +89,7 @@ function gaCard(rng: Rng, set: SetSpec, n: number, usedSlugs: Map<string, number
     ...(shape === 'REGALIA WEAPON' ? [rng.pick(GA_WEAPONS)] : []),
   ].filter((v, i, all) => all.indexOf(v) === i);
   const material = shape === 'CHAMPION' || shape.startsWith('REGALIA');
-  const deckZone: GrandArchiveCard['deckZone'] = shape === 'TOKEN' ? null : material ? 'material' : 'main';
+  const deckZone: GrandArchiveCard['deckZone'] = shape === 'TOKEN' ? null : material ? ZONE.material : ZONE.main;
 
   let name =
     shape === 'CHAMPION' ? `${rng.pick(GA_GIVEN)}, ${rng.pick(GA_EPITHETS)}`

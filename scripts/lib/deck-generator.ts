@@ -1,4 +1,4 @@
-import type { GameSlug } from '@snapdeck/contract';
+import { ZONE, type GameSlug, type ZoneId } from '@snapdeck/contract';
 import type { DeckImportLine } from '@snapdeck/store';
 
 /**
@@ -31,7 +31,7 @@ export function uuidFrom(random: () => number): string {
 
 export interface ZoneTemplate {
   /** null: entries stored without a zone (resolution decides when served). */
-  zoneId: string | null;
+  zoneId: ZoneId | null;
   cards: readonly string[];
   /** Distinct entries drawn for the zone, inclusive range. */
   entries: readonly [number, number];
@@ -137,30 +137,30 @@ export const SYNTHETIC_TEMPLATES: readonly GameTemplate[] = [
   {
     gameId: 'digimon',
     zones: [
-      { zoneId: 'digi-egg', cards: ids('BT', 5, 6, 3), entries: [1, 3], quantity: [1, 4] },
-      { zoneId: 'main', cards: ids('BT', 20, 100, 3), entries: [12, 18], quantity: [1, 4] },
+      { zoneId: ZONE.digiEgg, cards: ids('BT', 5, 6, 3), entries: [1, 3], quantity: [1, 4] },
+      { zoneId: ZONE.main, cards: ids('BT', 20, 100, 3), entries: [12, 18], quantity: [1, 4] },
     ],
   },
   {
     gameId: 'gundam',
     zones: [
-      { zoneId: 'main', cards: ids('GD', 4, 120, 3), entries: [12, 16], quantity: [2, 4] },
-      { zoneId: 'resource', cards: ['R-001', 'R-002', 'R-003'], entries: [1, 1], quantity: [10, 10] },
+      { zoneId: ZONE.main, cards: ids('GD', 4, 120, 3), entries: [12, 16], quantity: [2, 4] },
+      { zoneId: ZONE.resource, cards: ['R-001', 'R-002', 'R-003'], entries: [1, 1], quantity: [10, 10] },
     ],
   },
   {
     gameId: 'grand-archive',
     zones: [
-      { zoneId: 'material', cards: Array.from({ length: 200 }, (_, i) => `material-card-${i + 1}`), entries: [10, 12], quantity: [1, 1] },
-      { zoneId: 'main', cards: Array.from({ length: 800 }, (_, i) => `main-card-${i + 1}`), entries: [15, 20], quantity: [2, 4] },
-      { zoneId: 'sideboard', cards: Array.from({ length: 800 }, (_, i) => `main-card-${i + 1}`), entries: [0, 8], quantity: [1, 3] },
+      { zoneId: ZONE.material, cards: Array.from({ length: 200 }, (_, i) => `material-card-${i + 1}`), entries: [10, 12], quantity: [1, 1] },
+      { zoneId: ZONE.main, cards: Array.from({ length: 800 }, (_, i) => `main-card-${i + 1}`), entries: [15, 20], quantity: [2, 4] },
+      { zoneId: ZONE.sideboard, cards: Array.from({ length: 800 }, (_, i) => `main-card-${i + 1}`), entries: [0, 8], quantity: [1, 3] },
     ],
   },
   {
     gameId: 'chrono-core',
     zones: [
       { zoneId: null, cards: ids('WNR', 2, 120, 3), entries: [15, 22], quantity: [1, 3] },
-      { zoneId: 'sideboard', cards: ids('SD', 3, 40, 3), entries: [0, 6], quantity: [1, 2] },
+      { zoneId: ZONE.sideboard, cards: ids('SD', 3, 40, 3), entries: [0, 6], quantity: [1, 2] },
     ],
   },
 ];

@@ -1,11 +1,12 @@
 /**
  * Helpers for the deck layer's tests (imported by *.test.ts only): a real SQLite file in a
- * temporary folder, and import lines with sensible defaults.
+ * temporary folder, import lines with sensible defaults, and stored decks.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type Db } from '@snapdeck/store';
+import { afterEach, beforeEach } from 'vitest';
+import { DeckStore, openDatabase, type Db, type DeckStoreOptions, type StoredDeck } from '@snapdeck/store';
 import { prng, uuidFrom } from '../../scripts/lib/deck-generator.ts';
 
 export interface TempDb {
@@ -28,6 +29,25 @@ export function tempDb(): TempDb {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+export interface TempDeckStore extends TempDb {
+  store: DeckStore;
+}
+
+/**
+ * A fresh database and DeckStore for every test of the calling file (registers beforeEach and
+ * afterEach). The members of the returned object are replaced before each test: read them inside
+ * the tests, not when the file loads.
+ */
+export function tempDeckStorePerTest(options: DeckStoreOptions = {}): TempDeckStore {
+  const current = {} as TempDeckStore;
+  beforeEach(() => {
+    const t = tempDb();
+    Object.assign(current, t, { store: new DeckStore(t.db, options) });
+  });
+  afterEach(() => current.close());
+  return current;
 }
 
 const ids = prng(42);
@@ -84,5 +104,23 @@ export function dumpDeckTables(db: Db): unknown {
     tokens: db.prepare('SELECT * FROM deck_tokens ORDER BY token_hash').all(),
     counts: db.prepare('SELECT * FROM deck_public_counts ORDER BY game_id').all(),
     indexes: db.prepare("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'decks' ORDER BY name").all(),
+  };
+}
+
+/** A deck as the store returns it: a public chrono-core deck with no entries; override any member. */
+export function storedDeck(overrides: Partial<StoredDeck> = {}): StoredDeck {
+  return {
+    id: '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b',
+    gameId: 'chrono-core',
+    name: 'Basilisk',
+    ownerDisplayName: 'x',
+    visibility: 'public',
+    createdAt: 0,
+    updatedAt: 0,
+    copyCount: 0,
+    viewCount: 0,
+    likeCount: 0,
+    cards: [],
+    ...overrides,
   };
 }

@@ -1,7 +1,7 @@
 import type { ApiGame, CardsPage, Deck, DeckDetailsResult, GaTtsDeck, GameSlug, PublicDecksPage } from '@snapdeck/contract';
 import { DECK_DETAILS_MAX_IDS } from '@snapdeck/contract/limits';
 import { walkCards, type WalkOptions, type WalkProgress } from './cards.ts';
-import { DeckSync, listAllDeckIds, type EnumerationProgress, type SyncOptions } from './decks.ts';
+import { DeckSync, listAllDeckIds, type EnumerationProgress, type PublicDecksQuery, type SyncOptions } from './decks.ts';
 import { Transport, type ClientOptions, type Query } from './http.ts';
 import type { GameCards, GameHits } from './types.ts';
 
@@ -49,7 +49,7 @@ export class SnapdeckClient {
   }
 
   /** GET /decks/public (needs decks:browse:public). */
-  listPublicDecks(game: GameSlug, query: { limit?: number; startAfter?: string; sort?: string; updatedSince?: string } = {}): Promise<PublicDecksPage> {
+  listPublicDecks(game: GameSlug, query: PublicDecksQuery = {}): Promise<PublicDecksPage> {
     return this.data('GET', '/decks/public', { gameId: game, ...query });
   }
 

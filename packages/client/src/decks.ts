@@ -1,4 +1,4 @@
-import type { DeckDetail, DeckDetailsResult, DeckSummary, GameSlug, PublicDecksPage } from '@snapdeck/contract';
+import type { DeckDetail, DeckDetailsResult, DeckSort, DeckSummary, GameSlug, PublicDecksPage } from '@snapdeck/contract';
 import { DECK_LIST_LIMIT } from '@snapdeck/contract/limits';
 import { InvalidCursorError } from './errors.ts';
 
@@ -13,10 +13,7 @@ export interface DeckCheckpoint {
 }
 
 /** A deck as a sync yields it: its details (POST /decks/details) and its listing timestamps. */
-export interface SyncedDeck extends DeckDetail {
-  createdAt: string;
-  updatedAt: string;
-}
+export type SyncedDeck = DeckDetail & Pick<DeckSummary, 'createdAt' | 'updatedAt'>;
 
 export interface SyncProgress {
   pages: number;
@@ -35,8 +32,16 @@ export interface SyncOptions {
   maxRestarts?: number;
 }
 
+/** The query of GET /decks/public besides gameId. */
+export interface PublicDecksQuery {
+  limit?: number;
+  startAfter?: string;
+  sort?: DeckSort;
+  updatedSince?: string;
+}
+
 export interface DeckApi {
-  listPublicDecks(game: GameSlug, query: { limit?: number; startAfter?: string; sort?: string; updatedSince?: string }): Promise<PublicDecksPage>;
+  listPublicDecks(game: GameSlug, query: PublicDecksQuery): Promise<PublicDecksPage>;
   getDeckDetails(ids: string[]): Promise<DeckDetailsResult>;
 }
 

@@ -5,6 +5,6 @@ export {
 } from './errors.ts';
 export type { ClientOptions, RetryEvent, RetryOptions } from './http.ts';
 export type { WalkOptions, WalkProgress } from './cards.ts';
-export type { DeckCheckpoint, DeckSync, EnumerationProgress, SyncOptions, SyncProgress, SyncedDeck } from './decks.ts';
+export type { DeckCheckpoint, DeckSync, EnumerationProgress, PublicDecksQuery, SyncOptions, SyncProgress, SyncedDeck } from './decks.ts';
 export type { GameCards, GameHits } from './types.ts';
-export type { ApiGame, CardEntry, Deck, DeckDetail, DeckDetailsResult, DeckSummary, GaTtsDeck, GameSlug, PublicDecksPage } from '@snapdeck/contract';
+export type { ApiGame, CardEntry, Deck, DeckDetail, DeckDetailsResult, DeckSort, DeckSummary, GaTtsDeck, GameSlug, PublicDecksPage } from '@snapdeck/contract';

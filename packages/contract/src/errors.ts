@@ -1,3 +1,5 @@
+import { DECK_DETAILS_MAX_IDS, DECK_SORTS, HITS_PER_PAGE } from './limits.ts';
+
 /**
  * Every error string of the public contract (interface.md §7 and decisions.md), in one place.
  * Clients switch on these exact strings, so they are imported everywhere and never retyped.
@@ -17,15 +19,15 @@ export const ERRORS = {
   gameNotFound: 'Game not found',
   cardNotFound: 'Card not found',
   invalidCardId: 'Invalid card ID format',
-  hitsPerPage: 'hitsPerPage must be an integer between 1 and 1000',
+  hitsPerPage: `hitsPerPage must be an integer between ${HITS_PER_PAGE.min} and ${HITS_PER_PAGE.max}`,
   invalidCursor: 'Invalid cursor',
 
   gameIdRequired: 'gameId query parameter is required',
   limitNotInteger: 'limit must be an integer',
-  sortInvalid: 'sort must be one of updatedAt, copyCount, viewCount, likeCount, createdAt',
+  sortInvalid: `sort must be one of ${DECK_SORTS.join(', ')}`,
   updatedSinceInvalid: 'updatedSince must be an ISO 8601 date-time',
   detailsBody: 'Request body must be JSON with an ids array of deck id strings',
-  detailsTooMany: 'At most 50 ids per request',
+  detailsTooMany: `At most ${DECK_DETAILS_MAX_IDS} ids per request`,
 
   deckNotFound: 'Deck not found or not public',
   deckFormatUnknown: 'Unknown format. Supported: json, text, ga-tts',

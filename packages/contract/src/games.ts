@@ -1,3 +1,5 @@
+import { GAME_ZONES, ZONE } from './zones.ts';
+
 /**
  * The public games of the contract (interface.md §1, §2.1, §4.7 and decisions.md "Zones").
  * Internal games (chrono-core-playtest and the like) are deliberately absent: anything not in
@@ -15,7 +17,7 @@ export interface Game {
   abbreviation: string;
   /** Shape of a card id in this game; a well-formed id that fails it simply is not found. */
   cardIdPattern: RegExp;
-  /** Zones a stored deck entry may carry that are kept as they are (decisions.md). */
+  /** Zones a stored deck entry may carry that are kept as they are (decisions.md): GAME_ZONES. */
   zones: readonly string[];
   /**
    * Games whose deck entries with an absent or unrecognised stored zone take their zone from the
@@ -26,47 +28,30 @@ export interface Game {
   zoneByCardType?: Readonly<Record<string, string>>;
 }
 
+/** Card ids of a set code and a number: BT1-010, ST1-01, GD01-001, P-001, R-001. */
+const SET_AND_NUMBER = /^[A-Z0-9]+-\d+$/;
+
+/** A game's entry: its search index is named after its slug, its zones come from zones.ts. */
+function game(slug: GameSlug, displayName: string, abbreviation: string, rules: Pick<Game, 'cardIdPattern' | 'zoneByCardType'>): Game {
+  return { slug, displayName, searchIndexName: `snapdeck_${slug.replaceAll('-', '_')}_cards`, abbreviation, zones: GAME_ZONES[slug], ...rules };
+}
+
 export const GAMES: readonly Game[] = [
-  {
-    slug: 'digimon',
-    displayName: 'Digimon Card Game',
-    searchIndexName: 'snapdeck_digimon_cards',
-    abbreviation: 'DCG',
-    // BT1-010, ST1-01, EX1-001, P-001 (promos have a one-letter set code in the real data).
-    cardIdPattern: /^[A-Z0-9]+-\d+$/,
-    zones: ['main', 'digi-egg'],
+  game('digimon', 'Digimon Card Game', 'DCG', {
+    // Promos have a one-letter set code in the real data (P-001).
+    cardIdPattern: SET_AND_NUMBER,
     // Real digimon exports mostly carry no egg section: eggs are told apart by their card type.
-    zoneByCardType: { 'Digi-Egg': 'digi-egg' },
-  },
-  {
-    slug: 'gundam',
-    displayName: 'Gundam Card Game',
-    searchIndexName: 'snapdeck_gundam_cards',
-    abbreviation: 'GUN',
-    // GD01-001, ST01-001, R-001, T-001 and the like.
-    cardIdPattern: /^[A-Z0-9]+-\d+$/,
-    zones: ['main', 'resource'],
-  },
-  {
-    slug: 'grand-archive',
-    displayName: 'Grand Archive',
-    searchIndexName: 'snapdeck_grand_archive_cards',
-    abbreviation: 'GA',
-    // Lowercase opaque slugs: lorraine-wandering-warrior.
-    cardIdPattern: /^[a-z0-9]+(?:-[a-z0-9]+)*$/,
-    zones: ['main', 'material', 'references', 'sideboard'],
-  },
-  {
-    slug: 'chrono-core',
-    displayName: 'Chrono Core',
-    searchIndexName: 'snapdeck_chrono_core_cards',
-    abbreviation: 'CC',
+    zoneByCardType: { 'Digi-Egg': ZONE.digiEgg },
+  }),
+  game('gundam', 'Gundam Card Game', 'GUN', { cardIdPattern: SET_AND_NUMBER }),
+  // Lowercase opaque slugs: lorraine-wandering-warrior.
+  game('grand-archive', 'Grand Archive', 'GA', { cardIdPattern: /^[a-z0-9]+(?:-[a-z0-9]+)*$/ }),
+  game('chrono-core', 'Chrono Core', 'CC', {
     // WNR01-001, SD01-001.
     cardIdPattern: /^[A-Z]{2,}\d{2}-\d{3}$/,
-    zones: ['loadout', 'main', 'sideboard'],
     // interface.md §2.5: the starting loadout is the deck's Core and Pilot cards.
-    zoneByCardType: { Core: 'loadout', Pilot: 'loadout' },
-  },
+    zoneByCardType: { Core: ZONE.loadout, Pilot: ZONE.loadout },
+  }),
 ];
 
 const bySlug = new Map<string, Game>(GAMES.map((g) => [g.slug, g]));

@@ -1,5 +1,6 @@
 export * from './errors.ts';
 export * from './games.ts';
+export * from './zones.ts';
 export * from './cards/model.ts';
 export * from './cards/index.ts';
 export * from './schemas.ts';

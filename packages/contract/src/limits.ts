@@ -11,6 +11,11 @@ export const DECK_LIST_LIMIT = { min: 1, max: 50, default: 20 } as const;
 
 /** The listing sorts of GET /decks/public, in the contract's spelling; the first is the default. */
 export const DECK_SORTS = ['updatedAt', 'copyCount', 'viewCount', 'likeCount', 'createdAt'] as const;
+export type DeckSort = (typeof DECK_SORTS)[number];
+
+export function isDeckSort(value: string): value is DeckSort {
+  return (DECK_SORTS as readonly string[]).includes(value);
+}
 
 /** POST /decks/details: at most 50 ids per request. */
 export const DECK_DETAILS_MAX_IDS = 50;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { GAME_SLUGS } from './games.ts';
 import { DECK_DETAILS_MAX_IDS } from './limits.ts';
+import { GAME_ZONES } from './zones.ts';
 
 /**
  * Response shapes of /v1 (interface.md §2, §4), as zod schemas. The gateway's tests validate real
@@ -30,10 +31,13 @@ export const cardsPageResponse = <H extends z.ZodType>(hit: H) =>
     }),
   );
 
-/** ISO 8601 with milliseconds, UTC: 2026-11-22T11:05:12.345Z. */
-export const timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+/** ISO 8601 with milliseconds, UTC: 2026-11-22T11:05:12.345Z (what Date#toISOString writes). */
+export const timestamp = z.iso.datetime({ precision: 3 });
 
+/** A UUID v4 in either letter case: how a client may write a deck id. */
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+/** A UUID v4 in lower case only: a deck id as stored, served and signed into cursors. */
+export const LOWER_CASE_UUID_V4 = new RegExp(UUID_V4.source);
 
 /** A deck id as served: a UUID v4, lower-case. */
 export const deckIdSchema = z.string().regex(UUID_V4).meta({ format: 'uuid', description: 'Deck id: a UUID v4, served lower-case.' });
@@ -105,16 +109,16 @@ export const gaTtsCardSchema = z.object({
   card: z.record(z.string(), z.unknown()).nullable(),
 });
 
+/** An object with one member per zone, in the zones' order. */
+const byZone = <const Zones extends readonly string[], T extends z.ZodType>(zones: Zones, member: T) =>
+  z.object(Object.fromEntries(zones.map((zone) => [zone, member])) as Record<Zones[number], T>);
+
 export const gaTtsResponse = envelope(
   z.object({
     id: deckIdSchema,
     name: z.string(),
-    zones: z.object({
-      main: z.array(gaTtsCardSchema),
-      material: z.array(gaTtsCardSchema),
-      references: z.array(gaTtsCardSchema),
-      sideboard: z.array(gaTtsCardSchema),
-    }),
+    /** Every Grand Archive zone, always (the deck's cards of any other zone come after them). */
+    zones: byZone(GAME_ZONES['grand-archive'], z.array(gaTtsCardSchema)),
   }),
 );
 
@@ -129,8 +133,4 @@ export type GaTtsCard = z.infer<typeof gaTtsCardSchema>;
 export type GaTtsDeck = z.infer<typeof gaTtsResponse>['data'];
 export type PublicDecksPage = z.infer<typeof publicDecksResponse>['data'];
 export type DeckDetailsResult = z.infer<typeof deckDetailsResponse>['data'];
-export interface CardsPage<Hit> {
-  hits: Hit[];
-  cursor: string | null;
-  totalHits: number;
-}
+export type CardsPage<Hit> = z.infer<ReturnType<typeof cardsPageResponse<z.ZodType<Hit>>>>['data'];

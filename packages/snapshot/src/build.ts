@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { OperatorError, GAME_SLUGS, isGameSlug, type GameSlug } from '@snapdeck/contract';
+import { OperatorError, GAME_SLUGS, HITS_PER_PAGE, isGameSlug, type GameSlug } from '@snapdeck/contract';
 import { fileExists, readCatalog, type CatalogEntry } from './catalog.ts';
 import { DEFAULT_HITS_PER_PAGE } from './layout.ts';
 import { createCompressor } from './compressor.ts';
@@ -27,13 +27,13 @@ export interface BuildResult extends PublishResult {
 
 export class BuildUsageError extends OperatorError {}
 
-/** Parses "1,100,1000" into sorted distinct page sizes, each 1 to 1000. */
+/** Parses "1,100,1000" into sorted distinct page sizes, each within the contract's HITS_PER_PAGE. */
 export function parseHitsPerPageList(text: string): number[] {
   const values = text.split(',').map((part) => part.trim()).filter(Boolean);
   if (values.length === 0) throw new BuildUsageError('the list of page sizes is empty: give at least one');
   const numbers = values.map((value) => {
-    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 1000) {
-      throw new BuildUsageError(`page size ${JSON.stringify(value)} is not an integer between 1 and 1000`);
+    if (!/^\d+$/.test(value) || Number(value) < HITS_PER_PAGE.min || Number(value) > HITS_PER_PAGE.max) {
+      throw new BuildUsageError(`page size ${JSON.stringify(value)} is not an integer between ${HITS_PER_PAGE.min} and ${HITS_PER_PAGE.max}`);
     }
     return Number(value);
   });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { HITS_PER_PAGE } from '@snapdeck/contract';
 import { SHA256_HEX_PATTERN } from './hash.ts';
 
 /**
@@ -64,7 +65,7 @@ export const manifestSchema = z.object({
   createdAt: z.string(),
   totalHits: z.number().int().nonnegative(),
   /** hitsPerPage values whose pages are pre-rendered (others are assembled from the hits pack). */
-  hitsPerPage: z.array(z.number().int().min(1).max(1000)),
+  hitsPerPage: z.array(z.number().int().min(HITS_PER_PAGE.min).max(HITS_PER_PAGE.max)),
   /** Key that signs this version's cursors (base64url). Operator-private like the rest of storage. */
   cursorKey: z.string().min(16),
   /** Every other file of the version, with its size and SHA-256. */
@@ -84,5 +85,6 @@ export const PACK_CARDS = 'cards';
 export const PACK_HITS = 'hits';
 export const pagesPack = (hitsPerPage: number) => `pages-${hitsPerPage}`;
 
-export const DEFAULT_HITS_PER_PAGE = [1, 100, 1000] as const;
+/** Pre-rendered unless the operator chooses: the contract's default page size, 100, and its largest. */
+export const DEFAULT_HITS_PER_PAGE = [HITS_PER_PAGE.default, 100, HITS_PER_PAGE.max] as const;
 export const DEFAULT_SEGMENT_BYTES = 16 * 1024 * 1024;

@@ -26,6 +26,7 @@
  * `{id, type, url}`.
  */
 import { z } from 'zod';
+import { ZONE } from '../zones.ts';
 import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, sameIds, stat } from './fields.ts';
 import { hitProjection } from './hit.ts';
 import type { CardModel } from './model.ts';
@@ -60,7 +61,7 @@ const hitShape = {
   typeLine: z.string().min(1),
   classes: z.array(z.enum(GRAND_ARCHIVE_CLASSES)),
   element: upperWord.nullable(),
-  deckZone: z.enum(['main', 'material']).nullable(),
+  deckZone: z.enum([ZONE.main, ZONE.material]).nullable(),
   cost: stat,
   costKind: z.enum(['reserve', 'memory']).nullable(),
   level: stat,

@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { ADDRESS_QUOTA_DEFAULT, DECK_SORTS, UUID_V4, findGame, type GameSlug } from '@snapdeck/contract';
+import { ADDRESS_QUOTA_DEFAULT, DECK_DETAILS_MAX_IDS, DECK_LIST_LIMIT, DECK_SORTS, UUID_V4, findGame, isDeckSort, type DeckSort, type GameSlug } from '@snapdeck/contract';
 import {
-  DeckStore, LIST_LIMIT_DEFAULT, MAX_DETAIL_IDS, ResolvedDeckCache, catalogLookup, clampListLimit,
-  deckDetails, deckText, gaTts, isDeckSort, limitlessText, listPublicDecks, lookupCards, namesOf,
-  parseIsoMs, snapdeckText, toFullDeck, type CardLookup, type DeckSort, type StoredDeck,
+  DeckStore, ResolvedDeckCache, catalogLookup, clampListLimit, deckDetails, deckText,
+  gaTts, limitlessText, listPublicDecks, lookupCards, namesOf, parseIsoMs, snapdeckText, toFullDeck,
+  type CardLookup, type StoredDeck,
 } from '@snapdeck/store';
 import type { GatewayEnv } from '../env.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
@@ -53,7 +53,7 @@ export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addre
 
     const limitText = c.req.query('limit');
     if (limitText !== undefined && !INTEGER.test(limitText)) return sendError(c, 'limitNotInteger');
-    const limit = limitText === undefined ? LIST_LIMIT_DEFAULT : clampListLimit(Number(limitText));
+    const limit = limitText === undefined ? DECK_LIST_LIMIT.default : clampListLimit(Number(limitText));
     const sortText = c.req.query('sort');
     if (sortText !== undefined && !isDeckSort(sortText)) return sendError(c, 'sortInvalid');
     const sort: DeckSort = sortText ?? DECK_SORTS[0];
@@ -94,7 +94,7 @@ export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addre
       if (typeof body !== 'object' || body === null || Array.isArray(body) || !Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
         return sendError(c, 'detailsBody', 'expected {"ids": ["<deck id>", ...]}');
       }
-      if (ids.length > MAX_DETAIL_IDS) return sendError(c, 'detailsTooMany', `${ids.length} ids were sent`);
+      if (ids.length > DECK_DETAILS_MAX_IDS) return sendError(c, 'detailsTooMany', `${ids.length} ids were sent`);
       const data = await deckDetails(decksOf(c), resolved, ids as string[], lookupFor);
       addSurrogateKeys(c, ALL_DECKS_KEY);
       return respond(c, 200, JSON.stringify({ data }), { 'Content-Type': 'application/json', 'Cache-Control': CACHE.deckListing });

@@ -1,6 +1,6 @@
+import { LOWER_CASE_UUID_V4, isDeckSort, type DeckSort } from '@snapdeck/contract';
 import { openToken, signToken, verifyToken } from '@snapdeck/snapshot';
-import type { DeckPosition, DeckSort } from './types.ts';
-import { isDeckSort } from './types.ts';
+import type { DeckPosition } from './types.ts';
 
 /**
  * `startAfter` cursors of GET /v1/decks/public: opaque to clients, signed with a key the gateway
@@ -30,7 +30,6 @@ export function directionOf(listing: DeckListing): Direction {
 
 const VERSION = 'd1';
 const INTEGER = /^-?(0|[1-9]\d{0,15})$/;
-const DECK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const GAME = /^[a-z0-9-]{1,64}$/;
 
 function payloadOf(listing: DeckListing, position: DeckPosition | null): string {
@@ -65,7 +64,7 @@ export function decodeDeckCursor(key: Uint8Array, token: string, listing: DeckLi
   if (!GAME.test(game) || !isDeckSort(sort)) return fail;
   let position: DeckPosition | null = null;
   if (value !== '-' || id !== '-') {
-    if (!INTEGER.test(value) || !DECK_ID.test(id)) return fail;
+    if (!INTEGER.test(value) || !LOWER_CASE_UUID_V4.test(id)) return fail;
     position = { value: Number(value), id };
   }
   if (since !== '-' && !INTEGER.test(since)) return fail;

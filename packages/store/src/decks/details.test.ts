@@ -1,18 +1,11 @@
 import { deckDetailsResponse } from '@snapdeck/contract';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { deckDetails } from './details.ts';
 import { importDecks } from './import.ts';
 import { ResolvedDeckCache } from './resolved-cache.ts';
-import { DeckStore } from './store.ts';
-import { deck, line, newId, tempDb, type TempDb } from '../../../../test/helpers/deck-db.ts';
+import { deck, line, newId, tempDeckStorePerTest } from '../../../../test/helpers/deck-db.ts';
 
-let t: TempDb;
-let store: DeckStore;
-beforeEach(() => {
-  t = tempDb();
-  store = new DeckStore(t.db);
-});
-afterEach(() => t.close());
+const t = tempDeckStorePerTest();
 
 describe('deckDetails', () => {
   it('answers public decks once with resolved zones; everything else is unresolved in request order', async () => {
@@ -22,7 +15,7 @@ describe('deckDetails', () => {
     await importDecks(t.db, [pub, chrono, priv].map(line));
     const missing = newId();
     const lookupFor = vi.fn(async () => async (id: string) => (id === 'WNR01-001' ? { name: 'Allura', imageUrl: null, cardType: 'Pilot', card: {} } : null));
-    const data = await deckDetails(store, new ResolvedDeckCache(), [priv.id, pub.id, 'garbage', chrono.id, pub.id.toUpperCase(), missing, 'garbage', pub.id], lookupFor);
+    const data = await deckDetails(t.store, new ResolvedDeckCache(), [priv.id, pub.id, 'garbage', chrono.id, pub.id.toUpperCase(), missing, 'garbage', pub.id], lookupFor);
     expect(data.unresolved).toEqual([priv.id, 'garbage', missing]);
     expect(data.decks).toEqual([
       { id: pub.id, gameId: 'digimon', name: pub.name, cards: [{ cardId: 'BT1-010', quantity: 4, zoneId: 'main' }] },
@@ -37,7 +30,7 @@ describe('deckDetails', () => {
   });
 
   it('takes 0 to 50 ids', async () => {
-    expect(await deckDetails(store, new ResolvedDeckCache(), [], vi.fn())).toEqual({ decks: [], unresolved: [] });
-    await expect(deckDetails(store, new ResolvedDeckCache(), Array.from({ length: 51 }, newId), vi.fn())).rejects.toThrow(RangeError);
+    expect(await deckDetails(t.store, new ResolvedDeckCache(), [], vi.fn())).toEqual({ decks: [], unresolved: [] });
+    await expect(deckDetails(t.store, new ResolvedDeckCache(), Array.from({ length: 51 }, newId), vi.fn())).rejects.toThrow(RangeError);
   });
 });

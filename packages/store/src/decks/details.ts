@@ -1,11 +1,8 @@
-import { DECK_DETAILS_MAX_IDS, type GameSlug } from '@snapdeck/contract';
+import { DECK_DETAILS_MAX_IDS, type DeckDetail, type DeckDetailsResult, type GameSlug } from '@snapdeck/contract';
 import type { CardLookup } from './card-lookup.ts';
 import type { ResolvedDeckCache } from './resolved-cache.ts';
 import { normalizeDeckId, type DeckStore } from './store.ts';
-import type { DeckDetail } from './types.ts';
 import { toDetail } from './views.ts';
-
-export const MAX_DETAIL_IDS = DECK_DETAILS_MAX_IDS;
 
 /**
  * data of POST /v1/decks/details (interface.md §4.5, decisions.md): the public decks among `ids`
@@ -19,8 +16,8 @@ export async function deckDetails(
   cache: ResolvedDeckCache,
   ids: readonly string[],
   lookupFor: (game: GameSlug) => Promise<CardLookup>,
-): Promise<{ decks: DeckDetail[]; unresolved: string[] }> {
-  if (ids.length > MAX_DETAIL_IDS) throw new RangeError(`at most ${MAX_DETAIL_IDS} ids per request`);
+): Promise<DeckDetailsResult> {
+  if (ids.length > DECK_DETAILS_MAX_IDS) throw new RangeError(`at most ${DECK_DETAILS_MAX_IDS} ids per request`);
   const found = new Map(store.getPublicDecks(ids).map((deck) => [deck.id, deck]));
   const lookups = new Map<GameSlug, Promise<CardLookup>>();
   const lazyLookup = (game: GameSlug): CardLookup => async (cardId) => {

@@ -1,5 +1,5 @@
+import { GAME_ZONES, type CardEntry, type GaTtsCard, type GaTtsDeck as GaTtsData } from '@snapdeck/contract';
 import type { CardInfo } from './card-lookup.ts';
-import type { CardEntry } from './types.ts';
 
 /**
  * format=ga-tts (decisions.md): a Grand Archive deck for Tabletop Simulator importers, grouped by
@@ -7,20 +7,11 @@ import type { CardEntry } from './types.ts';
  * @snapdeck/contract (this function returns its `data`).
  */
 
-export interface GaTtsCard {
-  cardId: string;
-  quantity: number;
-  name: string;
-  imageUrl: string | null;
-  card: Record<string, unknown> | null;
-}
-
-export interface GaTtsDeck {
-  id: string;
-  name: string;
-  /** main, material, references and sideboard always; any other zone a deck uses after them. */
-  zones: { main: GaTtsCard[]; material: GaTtsCard[]; references: GaTtsCard[]; sideboard: GaTtsCard[] } & Record<string, GaTtsCard[]>;
-}
+/**
+ * The response's data: every Grand Archive zone, and any other zone a deck uses after them (an
+ * additive member: the deck really has those cards).
+ */
+export type GaTtsDeck = GaTtsData & { zones: Record<string, GaTtsCard[]> };
 
 /**
  * `infos` maps every card id of the deck to its catalog card or null (card-lookup.ts
@@ -28,7 +19,7 @@ export interface GaTtsDeck {
  * Entries keep import order within each zone.
  */
 export function gaTts(deck: { id: string; name: string; cards: readonly CardEntry[] }, infos: ReadonlyMap<string, CardInfo | null>): GaTtsDeck {
-  const zones: GaTtsDeck['zones'] = { main: [], material: [], references: [], sideboard: [] };
+  const zones = Object.fromEntries(GAME_ZONES['grand-archive'].map((zone) => [zone, [] as GaTtsCard[]])) as GaTtsDeck['zones'];
   for (const entry of deck.cards) {
     const info = infos.get(entry.cardId) ?? null;
     // A zone outside the four is an open-string value the deck really has: keep its cards under

@@ -1,17 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DeckImportError, importDecks, importDecksFromFile, parseDeckLine } from './import.ts';
-import { DeckStore } from './store.ts';
-import { deck, dumpDeckTables, line, newId, tempDb, type TempDb } from '../../../../test/helpers/deck-db.ts';
+import { deck, dumpDeckTables, line, newId, tempDeckStorePerTest } from '../../../../test/helpers/deck-db.ts';
 
-let t: TempDb;
-let store: DeckStore;
-beforeEach(() => {
-  t = tempDb();
-  store = new DeckStore(t.db);
-});
-afterEach(() => t.close());
+const t = tempDeckStorePerTest();
 
 async function importError(lines: string[]): Promise<DeckImportError> {
   const error = await importDecks(t.db, lines).then(
@@ -26,7 +19,7 @@ describe('all or nothing', () => {
   it('rejects the whole file on one bad line, naming it, and changes nothing', async () => {
     const kept = deck({ name: 'Already here' });
     await importDecks(t.db, [line(kept)]);
-    store.createPrivateLink(kept.id);
+    t.store.createPrivateLink(kept.id);
     const before = dumpDeckTables(t.db);
 
     const lines = [
@@ -61,7 +54,7 @@ describe('all or nothing', () => {
     const result = await importDecks(t.db, decks.map(line), { bulkMinDecks: 10 });
     expect(result.upserted).toBe(2100);
     expect((dumpDeckTables(t.db) as { indexes: unknown }).indexes).toEqual(before);
-    expect(store.listPublic({ game: 'digimon', sort: 'copyCount', limit: 3 }).totalCount).toBe(2100);
+    expect(t.store.listPublic({ game: 'digimon', sort: 'copyCount', limit: 3 }).totalCount).toBe(2100);
     expect(t.db.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
   });
 
@@ -143,7 +136,7 @@ describe('validation', () => {
     });
     const result = await importDecks(t.db, ['', line(d), '   ']);
     expect(result).toMatchObject({ upserted: 1, deleted: 0, notFound: 0, lines: 3 });
-    const stored = store.getDeck(d.id)!;
+    const stored = t.store.getDeck(d.id)!;
     expect(stored.id).toBe(d.id.toLowerCase());
     expect(stored).toMatchObject({ copyCount: 0, viewCount: 0, likeCount: 0 });
     expect(stored.createdAt).toBe(Date.parse('2026-01-05T10:00:00.000Z'));
@@ -158,7 +151,7 @@ describe('validation', () => {
   it('accepts a deck without cards', async () => {
     const d = deck({ cards: [] });
     await importDecks(t.db, [line(d)]);
-    expect(store.getDeck(d.id)!.cards).toEqual([]);
+    expect(t.store.getDeck(d.id)!.cards).toEqual([]);
   });
 });
 
@@ -166,7 +159,7 @@ describe('upsert and delete', () => {
   it('replaces every field and the entries of an existing deck, keeping its tokens', async () => {
     const d = deck({ cards: Array.from({ length: 5 }, (_, i) => ({ cardId: `BT1-00${i}`, quantity: 1, zoneId: 'main' })) });
     await importDecks(t.db, [line(d)]);
-    const link = store.createPrivateLink(d.id)!;
+    const link = t.store.createPrivateLink(d.id)!;
     const updated = deck({
       id: d.id,
       gameId: 'gundam',
@@ -185,7 +178,7 @@ describe('upsert and delete', () => {
     });
     const result = await importDecks(t.db, [line(updated)]);
     expect(result.upserted).toBe(1);
-    expect(store.getDeck(d.id)).toEqual({
+    expect(t.store.getDeck(d.id)).toEqual({
       id: d.id,
       gameId: 'gundam',
       name: 'Zeon Rush',
@@ -202,7 +195,7 @@ describe('upsert and delete', () => {
       ],
     });
     expect(t.db.prepare('SELECT COUNT(*) FROM deck_cards').pluck().get()).toBe(2);
-    expect(store.resolveToken(d.id, link)).toBe(true);
+    expect(t.store.resolveToken(d.id, link)).toBe(true);
   });
 
   it('keeps entries in import order, duplicates included', async () => {
@@ -214,7 +207,7 @@ describe('upsert and delete', () => {
     ];
     const d = deck({ gameId: 'chrono-core', cards });
     await importDecks(t.db, [line(d)]);
-    expect(store.getDeck(d.id)!.cards).toEqual(cards);
+    expect(t.store.getDeck(d.id)!.cards).toEqual(cards);
   });
 
   it('applies lines in order: the later line for an id wins, a delete then a re-add re-creates', async () => {
@@ -228,8 +221,8 @@ describe('upsert and delete', () => {
       line({ ...b, name: 'back' }),
     ]);
     expect(result).toMatchObject({ upserted: 4, deleted: 1, notFound: 0 });
-    expect(store.getDeck(a.id)).toMatchObject({ name: 'second', cards: [{ cardId: 'BT2-001', quantity: 2, zoneId: null }] });
-    expect(store.getDeck(b.id)).toMatchObject({ name: 'back', cards: b.cards });
+    expect(t.store.getDeck(a.id)).toMatchObject({ name: 'second', cards: [{ cardId: 'BT2-001', quantity: 2, zoneId: null }] });
+    expect(t.store.getDeck(b.id)).toMatchObject({ name: 'back', cards: b.cards });
     expect(t.db.prepare('SELECT COUNT(*) FROM deck_cards').pluck().get()).toBe(1 + b.cards.length);
   });
 
@@ -237,13 +230,13 @@ describe('upsert and delete', () => {
     const d = deck();
     const other = deck();
     await importDecks(t.db, [line(d), line(other)]);
-    const share = store.createShareToken(d.id)!;
-    store.createPrivateLink(d.id);
-    store.createPrivateLink(other.id);
+    const share = t.store.createShareToken(d.id)!;
+    t.store.createPrivateLink(d.id);
+    t.store.createPrivateLink(other.id);
     const result = await importDecks(t.db, [line({ id: d.id.toUpperCase(), deleted: true }), line({ id: newId(), deleted: true })]);
     expect(result).toMatchObject({ upserted: 0, deleted: 1, notFound: 1 });
-    expect(store.getDeck(d.id)).toBeNull();
-    expect(store.resolveToken(d.id, share)).toBe(false);
+    expect(t.store.getDeck(d.id)).toBeNull();
+    expect(t.store.resolveToken(d.id, share)).toBe(false);
     expect(t.db.prepare('SELECT COUNT(*) FROM deck_cards').pluck().get()).toBe(other.cards.length);
     expect(t.db.prepare('SELECT COUNT(*) FROM deck_tokens').pluck().get()).toBe(1);
   });
@@ -270,7 +263,7 @@ describe('upsert and delete', () => {
     writeFileSync(file, `${line(a)}\r\n\r\n${line(b)}\r\n`);
     const result = await importDecksFromFile(t.db, file);
     expect(result).toMatchObject({ upserted: 2, lines: 3 });
-    expect(store.getDeck(b.id)!.gameId).toBe('grand-archive');
+    expect(t.store.getDeck(b.id)!.gameId).toBe('grand-archive');
   });
 
   it('names the line in a file', async () => {

@@ -67,7 +67,7 @@ const timestamp = z.string().transform((text, ctx) => {
 const counter = z.number().int('must be an integer').nonnegative('must not be negative').max(Number.MAX_SAFE_INTEGER).default(0);
 
 const cardEntry = z.strictObject({
-  cardId: z.string().regex(CARD_ID_PATTERN, 'must match ^[A-Za-z0-9_-]{1,100}$'),
+  cardId: z.string().regex(CARD_ID_PATTERN, `must match ${CARD_ID_PATTERN.source}`),
   quantity: z.number().int('must be an integer').min(1, 'must be at least 1').max(999, 'must be at most 999'),
   zoneId: z
     .string()

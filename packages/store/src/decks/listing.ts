@@ -1,15 +1,10 @@
-import { DECK_LIST_LIMIT, type GameSlug } from '@snapdeck/contract';
+import { DECK_LIST_LIMIT, type DeckSort, type GameSlug, type PublicDecksPage } from '@snapdeck/contract';
 import { decodeDeckCursor, encodeDeckCursor, type DeckListing } from './cursor.ts';
 import type { DeckStore } from './store.ts';
-import type { DeckSort, DeckSummary } from './types.ts';
 
-/** interface.md §4.4 / §8: limit is clamped to 1 to 50, default 20. */
-export const LIST_LIMIT_MIN = DECK_LIST_LIMIT.min;
-export const LIST_LIMIT_MAX = DECK_LIST_LIMIT.max;
-export const LIST_LIMIT_DEFAULT = DECK_LIST_LIMIT.default;
-
+/** interface.md §4.4 / §8: a client's limit is clamped into the contract's DECK_LIST_LIMIT. */
 export function clampListLimit(limit: number): number {
-  return Math.min(LIST_LIMIT_MAX, Math.max(LIST_LIMIT_MIN, Math.trunc(limit)));
+  return Math.min(DECK_LIST_LIMIT.max, Math.max(DECK_LIST_LIMIT.min, Math.trunc(limit)));
 }
 
 export interface PublicListingRequest {
@@ -23,15 +18,8 @@ export interface PublicListingRequest {
   startAfter?: string | undefined;
 }
 
-/** data of a GET /v1/decks/public response. */
-export interface PublicListingPage {
-  decks: DeckSummary[];
-  nextCursor: string;
-  hasMore: boolean;
-  totalCount: number;
-}
-
-export type PublicListingResult = { ok: true; page: PublicListingPage } | { ok: false; error: 'invalidCursor' };
+/** `page` is the data of a GET /v1/decks/public response. */
+export type PublicListingResult = { ok: true; page: PublicDecksPage } | { ok: false; error: 'invalidCursor' };
 
 /**
  * One page of GET /v1/decks/public: verifies `startAfter` against the listing's parameters, reads

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { CardLookup } from './card-lookup.ts';
-import type { CardEntry, StoredDeck } from './types.ts';
+import type { CardEntry } from '@snapdeck/contract';
+import type { StoredDeck } from './types.ts';
 import { needsCatalog, resolveZoneId } from './zones.ts';
 
 /**

@@ -1,12 +1,12 @@
-import { publicDecksResponse } from '@snapdeck/contract';
+import { DECK_SORTS, publicDecksResponse, type DeckSort, type PublicDecksPage } from '@snapdeck/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeDeckCursor } from './cursor.ts';
 import { importDecks } from './import.ts';
-import { listPublicDecks, type PublicListingPage, type PublicListingRequest } from './listing.ts';
+import { listPublicDecks, type PublicListingRequest } from './listing.ts';
 import { getOrCreateSecret, DECK_CURSOR_SECRET } from './secret.ts';
-import { DeckStore, listingSql } from './store.ts';
+import { listingStatements, sinceStatements } from './listing-statements.ts';
+import { DeckStore } from './store.ts';
 import { deck, line, newId, tempDb, type LineDeck, type TempDb } from '../../../../test/helpers/deck-db.ts';
-import { DECK_SORTS, type DeckSort } from './types.ts';
 
 let t: TempDb;
 let store: DeckStore;
@@ -55,7 +55,7 @@ function expectedOrder(decks: LineDeck[], game: string, sort: DeckSort, since: n
     .map((d) => d.id);
 }
 
-function page(request: Partial<PublicListingRequest> & { startAfter?: string }): PublicListingPage {
+function page(request: Partial<PublicListingRequest> & { startAfter?: string }): PublicDecksPage {
   const result = listPublicDecks(store, key, { game: 'digimon', sort: 'updatedAt', limit: 20, updatedSince: null, ...request });
   if (!result.ok) throw new Error('cursor rejected');
   // Every page must satisfy the contract's response schema.
@@ -64,9 +64,9 @@ function page(request: Partial<PublicListingRequest> & { startAfter?: string }):
 }
 
 /** Follows nextCursor until hasMore is false; returns every id and the final cursor. */
-function walk(request: Partial<PublicListingRequest>): { ids: string[]; pages: PublicListingPage[]; cursor: string } {
+function walk(request: Partial<PublicListingRequest>): { ids: string[]; pages: PublicDecksPage[]; cursor: string } {
   const ids: string[] = [];
-  const pages: PublicListingPage[] = [];
+  const pages: PublicDecksPage[] = [];
   let startAfter: string | undefined;
   for (let n = 0; n < 10_000; n++) {
     const p = page({ ...request, startAfter });
@@ -313,7 +313,7 @@ describe('query plans', () => {
     // Plans are checked on a populated, analysed database, where a planner would be most tempted.
     await importDecks(t.db, [...tiedDecks(300), ...tiedDecks(300, 'gundam')].map(line));
     t.db.exec('ANALYZE');
-    const statements = listingSql(t.db);
+    const statements = [...DECK_SORTS.flatMap((sort) => Object.values(listingStatements(t.db, sort))), ...Object.values(sinceStatements(t.db))].map((s) => s.source);
     expect(statements.length).toBe(14);
     for (const sql of statements) {
       // The first parameter is the game; the values of the others do not change a plan.

@@ -1,19 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import type { GameSlug } from '@snapdeck/contract';
+import { DECK_SORTS, LOWER_CASE_UUID_V4, type DeckSort, type DeckSummary, type GameSlug } from '@snapdeck/contract';
 import type { Db } from '../db/database.ts';
 import { hashSecret } from '../keys/store.ts';
-import { importDecks, type ImportResult, type ImportSource } from './import.ts';
+import { listingStatements, sinceStatements, type ListingStatements, type SummaryRow } from './listing-statements.ts';
 import { toIso } from './timestamps.ts';
-import type { DeckPosition, DeckSort, DeckSummary, StoredCardEntry, StoredDeck, Visibility } from './types.ts';
+import type { DeckPosition, StoredCardEntry, StoredDeck, Visibility } from './types.ts';
 
 /**
  * Decks in SQLite (schema: migration 2 in db/migrations.ts).
  *
  * Listings are keyset-paginated (never OFFSET): a page is one range read of the partial index of
  * its sort (public decks of one game, ordered by (sort value, id)), scanned backwards for the
- * descending listings and forwards for an updatedSince walk. Every listing statement names its
- * index with INDEXED BY, so a planner change can never silently turn a page into a table scan plus
- * sort; store.test.ts checks the plans.
+ * descending listings and forwards for an updatedSince walk (the statements, each bound to its
+ * index: listing-statements.ts).
  *
  * totalCount:
  * - without updatedSince: deck_public_counts, kept exact by triggers in the same transaction as
@@ -25,14 +24,6 @@ import type { DeckPosition, DeckSort, DeckSummary, StoredCardEntry, StoredDeck, 
  */
 
 export const MAX_LIST_LIMIT = 1000;
-
-const SORT_COLUMNS: Record<DeckSort, { column: string; index: string }> = {
-  updatedAt: { column: 'updated_at', index: 'decks_public_updated' },
-  createdAt: { column: 'created_at', index: 'decks_public_created' },
-  copyCount: { column: 'copy_count', index: 'decks_public_copies' },
-  viewCount: { column: 'view_count', index: 'decks_public_views' },
-  likeCount: { column: 'like_count', index: 'decks_public_likes' },
-};
 
 export interface ListPublicQuery {
   game: GameSlug;
@@ -70,7 +61,6 @@ export type TokenLookup = (tokenHash: string) => { deck_id: string; expires_at: 
 export const MAX_SHARE_TTL_SECONDS = 86_400;
 export const SHARE_TOKEN_PATTERN = /^st_[0-9a-f]{32}$/;
 export const PRIVATE_LINK_PATTERN = /^pd_[0-9a-f]{32}$/;
-const DECK_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 interface DeckRow {
   seq: number;
@@ -93,61 +83,11 @@ interface CardRow {
   zone_id: string | null;
 }
 
-interface SummaryRow {
-  id: string;
-  game_id: string;
-  created_at: number;
-  updated_at: number;
-  v: number;
-}
-
 const DECK_COLUMNS = 'seq, id, game_id, name, owner_display_name, visibility, created_at, updated_at, copy_count, view_count, like_count';
-
-function listingStatements(db: Db, sort: DeckSort) {
-  const { column, index } = SORT_COLUMNS[sort];
-  const select = `SELECT id, game_id, created_at, updated_at, ${column} AS v FROM decks INDEXED BY ${index} WHERE visibility = 'public' AND game_id = ?`;
-  type P2 = [string, number];
-  type P4 = [string, number, string, number];
-  return {
-    descFirst: db.prepare<P2, SummaryRow>(`${select} ORDER BY ${column} DESC, id DESC LIMIT ?`),
-    // Row-value comparison: SQLite turns it into one index range bound on (column, id).
-    descAfter: db.prepare<P4, SummaryRow>(`${select} AND (${column}, id) < (?, ?) ORDER BY ${column} DESC, id DESC LIMIT ?`),
-  };
-}
-
-/** The SQL of every listing statement, for plan checks (store.test.ts). */
-export function listingSql(db: Db): string[] {
-  const sql: string[] = [];
-  for (const sort of Object.keys(SORT_COLUMNS) as DeckSort[]) {
-    const s = listingStatements(db, sort);
-    sql.push(s.descFirst.source, s.descAfter.source);
-  }
-  const s = sinceStatements(db);
-  sql.push(s.ascFirst.source, s.ascAfter.source, s.count.source, s.min.source);
-  return sql;
-}
-
-function sinceStatements(db: Db) {
-  const select = `SELECT id, game_id, created_at, updated_at, updated_at AS v FROM decks INDEXED BY decks_public_updated WHERE visibility = 'public' AND game_id = ? AND updated_at >= ?`;
-  return {
-    ascFirst: db.prepare<[string, number, number], SummaryRow>(`${select} ORDER BY updated_at ASC, id ASC LIMIT ?`),
-    // No `updated_at >= ?` here: a position of this walk is never before its filter, and with both
-    // terms SQLite bounds the range by the filter alone, reading every deck before the position.
-    ascAfter: db.prepare<[string, number, string, number], SummaryRow>(
-      `SELECT id, game_id, created_at, updated_at, updated_at AS v FROM decks INDEXED BY decks_public_updated WHERE visibility = 'public' AND game_id = ? AND (updated_at, id) > (?, ?) ORDER BY updated_at ASC, id ASC LIMIT ?`,
-    ),
-    count: db.prepare<[string, number], { n: number }>(
-      `SELECT COUNT(*) AS n FROM decks INDEXED BY decks_public_updated WHERE visibility = 'public' AND game_id = ? AND updated_at >= ?`,
-    ),
-    min: db.prepare<[string], { m: number | null }>(
-      `SELECT MIN(updated_at) AS m FROM decks INDEXED BY decks_public_updated WHERE visibility = 'public' AND game_id = ?`,
-    ),
-  };
-}
 
 export class DeckStore {
   private readonly now: () => number;
-  private readonly listing: Record<DeckSort, ReturnType<typeof listingStatements>>;
+  private readonly listing: Record<DeckSort, ListingStatements>;
   private readonly since: ReturnType<typeof sinceStatements>;
   private readonly statements;
   /** updatedSince counts reused across the pages of a walk; dropped when the database changes. */
@@ -158,13 +98,7 @@ export class DeckStore {
 
   constructor(readonly db: Db, options: DeckStoreOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.listing = {
-      updatedAt: listingStatements(db, 'updatedAt'),
-      createdAt: listingStatements(db, 'createdAt'),
-      copyCount: listingStatements(db, 'copyCount'),
-      viewCount: listingStatements(db, 'viewCount'),
-      likeCount: listingStatements(db, 'likeCount'),
-    };
+    this.listing = Object.fromEntries(DECK_SORTS.map((sort) => [sort, listingStatements(db, sort)])) as Record<DeckSort, ListingStatements>;
     this.since = sinceStatements(db);
     this.statements = {
       publicCount: db.prepare<[string], { count: number }>('SELECT count FROM deck_public_counts WHERE game_id = ?'),
@@ -309,11 +243,6 @@ export class DeckStore {
     return seq === null ? 0 : this.statements.deleteTokens.run(seq).changes;
   }
 
-  /** Upserts and deletes decks from JSON Lines, all or nothing (import.ts). */
-  import(lines: ImportSource): Promise<ImportResult> {
-    return importDecks(this.db, lines);
-  }
-
   private seqOf(deckId: string): number | null {
     const id = normalizeDeckId(deckId);
     return id ? (this.statements.seqOf.get(id)?.seq ?? null) : null;
@@ -323,7 +252,7 @@ export class DeckStore {
 /** Deck ids are stored in lower case; anything that is not a UUID v4 names no deck. */
 export function normalizeDeckId(id: string): string | null {
   const lower = id.toLowerCase();
-  return DECK_ID_PATTERN.test(lower) ? lower : null;
+  return LOWER_CASE_UUID_V4.test(lower) ? lower : null;
 }
 
 function toEntry(row: CardRow): StoredCardEntry {

@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { gaTtsResponse } from '@snapdeck/contract';
+import { gaTtsResponse, type CardEntry } from '@snapdeck/contract';
 import { describe, expect, it } from 'vitest';
 import type { CardInfo } from './card-lookup.ts';
 import { gaTts } from './ga-tts.ts';
 import { ResolvedDeckCache } from './resolved-cache.ts';
 import { deckText, limitlessText, snapdeckText, zoneGroups, type TextDeck } from './text.ts';
-import type { CardEntry, StoredDeck } from './types.ts';
+import { storedDeck } from '../../../../test/helpers/deck-db.ts';
 
 const entry = (cardId: string, quantity: number, zoneId = 'main'): CardEntry => ({ cardId, quantity, zoneId });
 const names = new Map([
@@ -142,20 +142,8 @@ describe.skipIf(!existsSync(RAW))('real exports', () => {
     const file = raw('chrono-core/decks/sleeved_text_export.txt');
     const { cards, names: cardNames } = parseSleeved(file);
     const loadout = new Set(cards.filter((c) => c.zoneId === 'loadout').map((c) => c.cardId));
-    const stored: StoredDeck = {
-      id: '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b',
-      gameId: 'chrono-core',
-      name: 'Basilisk',
-      ownerDisplayName: 'x',
-      visibility: 'public',
-      createdAt: 0,
-      updatedAt: 0,
-      copyCount: 0,
-      viewCount: 0,
-      likeCount: 0,
-      // Main and loadout entries lost their zone; the sideboard kept its own.
-      cards: cards.map((c) => ({ ...c, zoneId: c.zoneId === 'sideboard' ? 'sideboard' : null })),
-    };
+    // A chrono-core deck whose main and loadout entries lost their zone; the sideboard kept its own.
+    const stored = storedDeck({ cards: cards.map((c) => ({ ...c, zoneId: c.zoneId === 'sideboard' ? 'sideboard' : null })) });
     const resolved = await new ResolvedDeckCache().resolve(stored, async (id) => ({
       name: cardNames.get(id) ?? id,
       imageUrl: null,

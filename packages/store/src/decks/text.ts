@@ -1,5 +1,4 @@
-import { findGame, type GameSlug } from '@snapdeck/contract';
-import type { CardEntry } from './types.ts';
+import { ZONE, findGame, type CardEntry, type GameSlug } from '@snapdeck/contract';
 import { zoneLabel } from './zones.ts';
 
 /**
@@ -27,8 +26,8 @@ export interface ZoneGroup {
  * Grand Archive follows the Omnideck export: main deck, then material deck, then sideboard.
  */
 const LEADING_ZONES: Readonly<Record<'default' | 'grand-archive', readonly string[]>> = {
-  default: ['digi-egg', 'resource', 'loadout', 'main', 'sideboard'],
-  'grand-archive': ['main', 'material', 'sideboard'],
+  default: [ZONE.digiEgg, ZONE.resource, ZONE.loadout, ZONE.main, ZONE.sideboard],
+  'grand-archive': [ZONE.main, ZONE.material, ZONE.sideboard],
 };
 
 /** The deck's entries grouped by zone, in export order; only zones that have entries. */
@@ -80,7 +79,7 @@ export function deckText(deck: TextDeck, names: CardNames): string {
  */
 export function gaText(deck: TextDeck, names: CardNames): string {
   const sections = zoneGroups(deck)
-    .filter((group) => group.zoneId !== 'references')
+    .filter((group) => group.zoneId !== ZONE.references)
     .map(({ zoneId, cards }) => [`# ${zoneLabel(zoneId)}`, ...cards.map((card) => `${card.quantity} ${nameOf(names, card.cardId)}`)].join('\n'));
   return lines(sections.length === 0 ? [] : [sections.join('\n\n')]);
 }

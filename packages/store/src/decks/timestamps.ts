@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Deck timestamps are stored as integer epoch milliseconds (they sort and compare as numbers) and
  * served as ISO 8601 with milliseconds in UTC (interface.md §2.2).
@@ -8,43 +10,33 @@ const MIN_MS = -62_167_219_200_000; // 0000-01-01T00:00:00.000Z
 const MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /**
- * An ISO 8601 date-time with an explicit zone (`Z` or `±hh:mm`), fractional seconds optional.
- * A zone is required: a local time would be read in the server's zone, which differs per host.
+ * RFC 3339 with a zone, checked by zod: the calendar (month lengths, leap years) and the range of
+ * every field, the offset's included. It needs seconds, `T`, `Z` and `±hh:mm` as written here.
  */
-const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/i;
+const RFC_3339 = z.iso.datetime({ offset: true });
+
+/**
+ * What this service accepts, a little wider than zod's RFC 3339 (and kept so: clients send it):
+ * a lower-case `t` or `z` (RFC 3339 §5.6 allows them), a time without seconds and an offset
+ * without its colon (ISO 8601 allows both), at most nine fractional digits. A zone is required:
+ * a local time would be read in the server's zone, which differs per host. Matches are rewritten
+ * to zod's form, at millisecond precision, which is also the form Date.parse reads by the spec.
+ */
+const ACCEPTED = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:[Zz]|([+-]\d{2}):?(\d{2}))$/;
 
 /**
  * Parses an ISO 8601 date-time into epoch milliseconds (digits past the millisecond are dropped),
- * or null when it is not one: wrong shape, no zone, or an impossible date such as 2026-02-30.
+ * or null when it is not one: wrong shape, no zone, an impossible date such as 2026-02-30, or an
+ * instant outside the years 0000–9999 in UTC.
  */
 export function parseIsoMs(text: string): number | null {
-  const match = ISO_DATE_TIME.exec(text);
+  const match = ACCEPTED.exec(text);
   if (!match) return null;
-  const [, year, month, day, hour, minute] = match as unknown as [string, string, string, string, string, string];
-  const second = match[6] ?? '0';
-  const fraction = match[7] ?? '';
-  const zone = match[8]!;
-  const y = Number(year);
-  const mo = Number(month);
-  const d = Number(day);
-  const h = Number(hour);
-  const mi = Number(minute);
-  const s = Number(second);
-  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null;
-  const ms = Number(fraction.padEnd(3, '0').slice(0, 3));
-  // Date.UTC treats years 0–99 as 1900–1999; setUTCFullYear does not.
-  const date = new Date(Date.UTC(2000, mo - 1, d, h, mi, s, ms));
-  date.setUTCFullYear(y);
-  if (date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return null; // 2026-02-30 rolled over
-  let value = date.getTime();
-  if (zone.toUpperCase() !== 'Z') {
-    const sign = zone.startsWith('-') ? -1 : 1;
-    const digits = zone.slice(1).replace(':', '');
-    const offsetH = Number(digits.slice(0, 2));
-    const offsetM = Number(digits.slice(2, 4));
-    if (offsetH > 23 || offsetM > 59) return null;
-    value -= sign * (offsetH * 60 + offsetM) * 60_000;
-  }
+  const [, date, hourMinute, second = '00', fraction = '', offsetHour, offsetMinute] = match;
+  const zone = offsetHour === undefined ? 'Z' : `${offsetHour}:${offsetMinute}`;
+  const rfc3339 = `${date}T${hourMinute}:${second}.${fraction.padEnd(3, '0').slice(0, 3)}${zone}`;
+  if (!RFC_3339.safeParse(rfc3339).success) return null;
+  const value = Date.parse(rfc3339);
   return value >= MIN_MS && value <= MAX_MS ? value : null;
 }
 

@@ -1,13 +1,9 @@
-import { DECK_SORTS, type GameSlug } from '@snapdeck/contract';
+import type { GameSlug } from '@snapdeck/contract';
 
-/** The listing sorts of GET /v1/decks/public (interface.md §4.4), in the contract's spelling. */
-export { DECK_SORTS };
-export type DeckSort = (typeof DECK_SORTS)[number];
-export const DEFAULT_DECK_SORT: DeckSort = 'updatedAt';
-
-export function isDeckSort(value: string): value is DeckSort {
-  return (DECK_SORTS as readonly string[]).includes(value);
-}
+/**
+ * The deck layer's own shapes: a deck as stored and a position in a listing. The shapes it serves
+ * (CardEntry, DeckSummary, DeckDetail, Deck, …) are the contract's, inferred from its schemas.
+ */
 
 export const VISIBILITIES = ['public', 'private'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
@@ -17,13 +13,6 @@ export interface StoredCardEntry {
   cardId: string;
   quantity: number;
   zoneId: string | null;
-}
-
-/** A card entry as served (interface.md §2.5): the zone is always a string. */
-export interface CardEntry {
-  cardId: string;
-  quantity: number;
-  zoneId: string;
 }
 
 /** Everything stored about a deck; timestamps are epoch milliseconds (UTC). */
@@ -40,33 +29,6 @@ export interface StoredDeck {
   likeCount: number;
   /** In import order. */
   cards: StoredCardEntry[];
-}
-
-/** interface.md §2.2. */
-export interface DeckSummary {
-  id: string;
-  gameId: GameSlug;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** interface.md §2.3. */
-export interface DeckDetail {
-  id: string;
-  gameId: GameSlug;
-  name: string;
-  cards: CardEntry[];
-}
-
-/** interface.md §2.4. */
-export interface FullDeck {
-  id: string;
-  name: string;
-  gameId: GameSlug;
-  ownerDisplayName: string;
-  cards: CardEntry[];
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** Where a keyset page starts or ends: the sort value of a deck and its id (the tie-breaker). */

@@ -1,5 +1,6 @@
+import type { CardEntry, Deck, DeckDetail } from '@snapdeck/contract';
 import { toIso } from './timestamps.ts';
-import type { CardEntry, DeckDetail, FullDeck, StoredDeck } from './types.ts';
+import type { StoredDeck } from './types.ts';
 
 /**
  * The served shapes of a deck (interface.md §2.2–2.4). Each lists exactly its documented fields:
@@ -9,7 +10,7 @@ export function toDetail(deck: StoredDeck, cards: CardEntry[]): DeckDetail {
   return { id: deck.id, gameId: deck.gameId, name: deck.name, cards };
 }
 
-export function toFullDeck(deck: StoredDeck, cards: CardEntry[]): FullDeck {
+export function toFullDeck(deck: StoredDeck, cards: CardEntry[]): Deck {
   return {
     id: deck.id,
     name: deck.name,

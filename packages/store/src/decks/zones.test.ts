@@ -4,6 +4,7 @@ import { catalogLookup, lookupCards, namesOf } from './card-lookup.ts';
 import { ResolvedDeckCache } from './resolved-cache.ts';
 import type { StoredDeck } from './types.ts';
 import { isRecognizedZone, needsCatalog, resolveZoneId, zoneLabel } from './zones.ts';
+import { storedDeck } from '../../../../test/helpers/deck-db.ts';
 
 describe('resolveZoneId', () => {
   it.each([
@@ -65,21 +66,7 @@ describe('resolveZoneId', () => {
   });
 });
 
-function chronoDeck(updatedAt: number, cards: StoredDeck['cards']): StoredDeck {
-  return {
-    id: '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b',
-    gameId: 'chrono-core',
-    name: 'Basilisk',
-    ownerDisplayName: 'x',
-    visibility: 'public',
-    createdAt: 0,
-    updatedAt,
-    copyCount: 0,
-    viewCount: 0,
-    likeCount: 0,
-    cards,
-  };
-}
+const chronoDeck = (updatedAt: number, cards: StoredDeck['cards']): StoredDeck => storedDeck({ updatedAt, cards });
 
 function lookupOf(types: Record<string, string>): CardLookup & { calls: string[] } {
   const calls: string[] = [];

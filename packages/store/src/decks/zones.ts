@@ -1,4 +1,4 @@
-import { findGame, type GameSlug } from '@snapdeck/contract';
+import { ZONE, findGame, type GameSlug } from '@snapdeck/contract';
 
 /**
  * The zone a card entry is served with (interface.md §2.5, decisions.md "Zones"):
@@ -12,8 +12,8 @@ import { findGame, type GameSlug } from '@snapdeck/contract';
 export function resolveZoneId(game: GameSlug, storedZone: string | null, catalogCardType: string | null): string {
   if (storedZone !== null && isRecognizedZone(game, storedZone)) return storedZone;
   const byCardType = findGame(game)?.zoneByCardType;
-  if (byCardType) return (catalogCardType !== null && Object.hasOwn(byCardType, catalogCardType) ? byCardType[catalogCardType] : undefined) ?? 'main';
-  return storedZone ?? 'main';
+  if (byCardType) return (catalogCardType !== null && Object.hasOwn(byCardType, catalogCardType) ? byCardType[catalogCardType] : undefined) ?? ZONE.main;
+  return storedZone ?? ZONE.main;
 }
 
 export function isRecognizedZone(game: GameSlug, zoneId: string): boolean {
@@ -27,12 +27,12 @@ export function needsCatalog(game: GameSlug, storedZone: string | null): boolean
 
 /** Zone labels for text export headers (decisions.md); other zones: each dash-separated word capitalised. */
 const ZONE_LABELS: Readonly<Record<string, string>> = {
-  'digi-egg': 'Digi-Egg Deck',
-  main: 'Main Deck',
-  resource: 'Resource Deck',
-  loadout: 'Starting Loadout',
-  material: 'Material Deck',
-  sideboard: 'Sideboard',
+  [ZONE.digiEgg]: 'Digi-Egg Deck',
+  [ZONE.main]: 'Main Deck',
+  [ZONE.resource]: 'Resource Deck',
+  [ZONE.loadout]: 'Starting Loadout',
+  [ZONE.material]: 'Material Deck',
+  [ZONE.sideboard]: 'Sideboard',
 };
 
 export function zoneLabel(zoneId: string): string {
