@@ -21,7 +21,7 @@
 import { z } from 'zod';
 import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, sameIds, stat } from './fields.ts';
 import { hitProjection } from './hit.ts';
-import type { CardModel } from './model.ts';
+import { cardModel } from './model.ts';
 
 export const CHRONO_CORE_CARD_TYPES = ['Pilot', 'Core', 'Upgrade', 'Tactic', 'Drone', 'Structure'] as const;
 export const CHRONO_CORE_SLOTS = ['Frame', 'Head', 'Arms', 'Legs', 'Weapon'] as const;
@@ -58,20 +58,10 @@ export const chronoCoreCardSchema = z
   .refine(...idsAgree)
   .refine((c) => c.id.startsWith(`${c.setId}-`), { message: 'the card number starts with the set id', path: ['setId'] })
   .refine(...hasAltArtWhenManyArts('art'));
+export type ChronoCoreCard = z.infer<typeof chronoCoreCardSchema>;
 
 /** The hit is the card without `setOrder`: a Chrono Core card is small enough to list whole. */
 export const chronoCoreHitSchema = z.strictObject(shape).refine(...idsAgree);
-
-export type ChronoCoreCard = z.infer<typeof chronoCoreCardSchema>;
 export type ChronoCoreHit = z.infer<typeof chronoCoreHitSchema>;
 
-export const chronoCoreToHit: (card: ChronoCoreCard) => ChronoCoreHit = hitProjection(shape);
-
-export const chronoCoreModel: CardModel<ChronoCoreCard> = {
-  game: 'chrono-core',
-  card: chronoCoreCardSchema,
-  hit: chronoCoreHitSchema,
-  toHit: chronoCoreToHit,
-  nameOf: (card) => card.name,
-  imageUrlOf: (card) => card.cardImageUrl,
-};
+export const chronoCoreModel = cardModel('chrono-core', { card: chronoCoreCardSchema, hit: chronoCoreHitSchema }, hitProjection(shape), (card) => card.name);

@@ -29,7 +29,7 @@
 import { z } from 'zod';
 import { apiId, cardIdOf, httpUrl, sameIds } from './fields.ts';
 import { hitProjection } from './hit.ts';
-import type { CardModel } from './model.ts';
+import { cardModel } from './model.ts';
 
 export const DIGIMON_COLORS = ['Red', 'Blue', 'Yellow', 'Green', 'Black', 'Purple', 'White'] as const;
 export const DIGIMON_CARD_TYPES = ['Digimon', 'Digi-Egg', 'Tamer', 'Option', 'Dual'] as const;
@@ -74,6 +74,7 @@ const count = z.number().int().nonnegative();
 const optionalText = z.string().min(1).nullable();
 
 export const digimonCardArtSchema = z.strictObject({ id: artId, type: z.string().min(1), url: httpUrl });
+export type DigimonCardArt = z.infer<typeof digimonCardArtSchema>;
 export const digimonAltCardArtSchema = digimonCardArtSchema.extend({
   illustrator: z.string(),
   marketplaceProductId: count,
@@ -88,6 +89,7 @@ export const digimonAltArtSchema = z.strictObject({
   marketplaceProductId: count,
   productOrigin: z.string(),
 });
+export type DigimonAltArt = z.infer<typeof digimonAltArtSchema>;
 export const digimonDigivolveConditionSchema = z.strictObject({
   color: z.array(z.string().min(1)).min(1),
   cost: count,
@@ -147,23 +149,11 @@ export const digimonCardSchema = z
     message: 'hasLink must be true exactly when the card has LINK data',
     path: ['hasLink'],
   });
+export type DigimonCard = z.infer<typeof digimonCardSchema>;
 
 export const digimonHitSchema = z
   .strictObject({ ...hitShape, cardArts: z.array(digimonCardArtSchema).min(1) })
   .refine(...idsAgree);
-
-export type DigimonCard = z.infer<typeof digimonCardSchema>;
 export type DigimonHit = z.infer<typeof digimonHitSchema>;
-export type DigimonCardArt = z.infer<typeof digimonCardArtSchema>;
-export type DigimonAltArt = z.infer<typeof digimonAltArtSchema>;
 
-export const digimonToHit: (card: DigimonCard) => DigimonHit = hitProjection(hitShape);
-
-export const digimonModel: CardModel<DigimonCard> = {
-  game: 'digimon',
-  card: digimonCardSchema,
-  hit: digimonHitSchema,
-  toHit: digimonToHit,
-  nameOf: (card) => card.name.english,
-  imageUrlOf: (card) => card.cardImageUrl,
-};
+export const digimonModel = cardModel('digimon', { card: digimonCardSchema, hit: digimonHitSchema }, hitProjection(hitShape), (card) => card.name.english);

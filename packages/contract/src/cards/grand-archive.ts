@@ -29,7 +29,7 @@ import { z } from 'zod';
 import { ZONE } from '../zones.ts';
 import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, sameIds, stat } from './fields.ts';
 import { hitProjection } from './hit.ts';
-import type { CardModel } from './model.ts';
+import { cardModel } from './model.ts';
 
 export const GRAND_ARCHIVE_RARITIES = ['C', 'U', 'R', 'SR', 'UR', 'PR', 'CSR', 'CUR', 'CPR'] as const;
 export const GRAND_ARCHIVE_ART_TYPES = ['Standard', 'First Edition', 'Alter Edition', 'Collector'] as const;
@@ -50,6 +50,7 @@ export const grandArchiveCardArtSchema = z.strictObject({
   rarity: z.enum(GRAND_ARCHIVE_RARITIES),
   illustrator: z.string().min(1).nullable(),
 });
+export type GrandArchiveCardArt = z.infer<typeof grandArchiveCardArtSchema>;
 export const grandArchiveHitArtSchema = z.strictObject({ id: editionId, type: z.enum(GRAND_ARCHIVE_ART_TYPES), url: httpUrl });
 
 const hitShape = {
@@ -89,22 +90,11 @@ export const grandArchiveCardSchema = z
   .refine(...idsAgree)
   .refine(...hasAltArtWhenManyArts('edition'))
   .refine((c) => (c.cardArts[0]?.setId ?? null) === c.setId, { message: 'setId is the set of the main (first) edition, null without editions', path: ['setId'] });
+export type GrandArchiveCard = z.infer<typeof grandArchiveCardSchema>;
 
 export const grandArchiveHitSchema = z
   .strictObject({ ...hitShape, cardArts: z.array(grandArchiveHitArtSchema) })
   .refine(...idsAgree);
-
-export type GrandArchiveCard = z.infer<typeof grandArchiveCardSchema>;
 export type GrandArchiveHit = z.infer<typeof grandArchiveHitSchema>;
-export type GrandArchiveCardArt = z.infer<typeof grandArchiveCardArtSchema>;
 
-export const grandArchiveToHit: (card: GrandArchiveCard) => GrandArchiveHit = hitProjection(hitShape);
-
-export const grandArchiveModel: CardModel<GrandArchiveCard> = {
-  game: 'grand-archive',
-  card: grandArchiveCardSchema,
-  hit: grandArchiveHitSchema,
-  toHit: grandArchiveToHit,
-  nameOf: (card) => card.name,
-  imageUrlOf: (card) => card.cardImageUrl,
-};
+export const grandArchiveModel = cardModel('grand-archive', { card: grandArchiveCardSchema, hit: grandArchiveHitSchema }, hitProjection(hitShape), (card) => card.name);

@@ -27,7 +27,7 @@
 import { z } from 'zod';
 import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, sameIds, stat } from './fields.ts';
 import { hitProjection } from './hit.ts';
-import type { CardModel } from './model.ts';
+import { cardModel } from './model.ts';
 
 export const GUNDAM_CARD_TYPES = ['Unit', 'Pilot', 'Command', 'Base', 'Resource', 'Unit Token', 'EX Base', 'EX Resource'] as const;
 export const GUNDAM_ART_TYPES = ['Standard', 'Parallel', 'SP'] as const;
@@ -43,6 +43,7 @@ export const gundamCardArtSchema = z.strictObject({
   rarity: z.string().min(1),
   productOrigin: z.string(),
 });
+export type GundamCardArt = z.infer<typeof gundamCardArtSchema>;
 export const gundamHitArtSchema = z.strictObject({ id: printingId, type: z.enum(GUNDAM_ART_TYPES), url: httpUrl });
 export const gundamKeywordSchema = z.strictObject({ keyword: z.string().min(1), value: z.number().int().nonnegative().nullable() });
 
@@ -89,22 +90,11 @@ export const gundamCardSchema = z
     path: ['cardArts'],
   })
   .refine(...hasAltArtWhenManyArts('printing'));
+export type GundamCard = z.infer<typeof gundamCardSchema>;
 
 export const gundamHitSchema = z
   .strictObject({ ...hitShape, cardArts: z.array(gundamHitArtSchema).min(1) })
   .refine(...idsAgree);
-
-export type GundamCard = z.infer<typeof gundamCardSchema>;
 export type GundamHit = z.infer<typeof gundamHitSchema>;
-export type GundamCardArt = z.infer<typeof gundamCardArtSchema>;
 
-export const gundamToHit: (card: GundamCard) => GundamHit = hitProjection(hitShape);
-
-export const gundamModel: CardModel<GundamCard> = {
-  game: 'gundam',
-  card: gundamCardSchema,
-  hit: gundamHitSchema,
-  toHit: gundamToHit,
-  nameOf: (card) => card.name,
-  imageUrlOf: (card) => card.cardImageUrl,
-};
+export const gundamModel = cardModel('gundam', { card: gundamCardSchema, hit: gundamHitSchema }, hitProjection(hitShape), (card) => card.name);

@@ -18,3 +18,17 @@ export interface CardModel<Card extends { id: string } = { id: string } & Record
   /** Main image URL (ga-tts export, deck tools). */
   imageUrlOf(card: Card): string;
 }
+
+/**
+ * A game's CardModel from its schemas. The hit schema alone decides `Hit` (NoInfer), so a
+ * projection that drops or misnames a hit field fails to compile; every game pictures a card by
+ * its `cardImageUrl`, so only the name is said per game.
+ */
+export function cardModel<Card extends { id: string; cardImageUrl: string }, Hit extends Record<string, unknown>>(
+  game: GameSlug,
+  schemas: { card: z.ZodType<Card>; hit: z.ZodType<Hit> },
+  toHit: (card: Card) => NoInfer<Hit>,
+  nameOf: (card: Card) => string,
+): CardModel<Card> {
+  return { game, card: schemas.card, hit: schemas.hit, toHit, nameOf, imageUrlOf: (card) => card.cardImageUrl };
+}
