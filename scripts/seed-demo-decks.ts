@@ -206,7 +206,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   try {
     const seeded = await seedDemoDecks({ db, catalogDir });
     console.log(`${seeded.decks} demo decks (${seeded.privateDecks} private) upserted into ${dbFile}`);
-    for (const line of demoCurlLines(seeded)) console.log(`  ${line.replaceAll('{base}', 'http://127.0.0.1:8787/v1').replaceAll('{key}', '$SNAPDECK_KEY')}`);
+    for (const line of demoCurlLines(seeded)) console.log(`  ${line.replaceAll('{base}', `http://${OPERATOR_DEFAULTS.host}:${OPERATOR_DEFAULTS.port}/v1`).replaceAll('{key}', '$SNAPDECK_KEY')}`);
   } finally {
     db.close();
   }

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile, rename } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { readPointer, type StorageDriver } from '@snapdeck/snapshot';
 import { DECK_CURSOR_SECRET } from '../decks/secret.ts';
 import { DeckStore } from '../decks/store.ts';
@@ -15,7 +16,7 @@ import { readStoreManifest } from './publish.ts';
 export interface StoreFollowerOptions {
   /** Folder for downloaded parts; default: a new temporary folder, removed on close. */
   cacheDir?: string;
-  /** How often the pointer is read. Default 1000 ms (key changes land within ~1 s plus a download). */
+  /** How often the pointer is read. Default OPERATOR_DEFAULTS.storePollMs, 1 s (key changes land within it plus a download). */
   pollMs?: number;
   /**
    * Fail closed: once storage has not confirmed the served version for this long, keyed
@@ -90,7 +91,7 @@ export class StoreFollower implements StoreSource {
   private readonly pollMs: number;
 
   constructor(private readonly driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
-    this.pollMs = options.pollMs ?? 1000;
+    this.pollMs = options.pollMs ?? OPERATOR_DEFAULTS.storePollMs;
   }
 
   /** Loads what the cache folder holds (if anything), tries storage once, then follows it. */
