@@ -19,7 +19,7 @@
  * setId, setName, cardImageUrl, hasAltArt and cardArts.
  */
 import { z } from 'zod';
-import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, sameIds, stat } from './fields.ts';
+import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, idFields, sameIds, stat } from './fields.ts';
 import { hitProjection } from './hit.ts';
 import { cardModel } from './model.ts';
 
@@ -32,9 +32,7 @@ const cardId = cardIdOf('chrono-core');
 export const chronoCoreCardArtSchema = z.strictObject({ id: apiId(), type: z.string().min(1), url: httpUrl });
 
 const shape = {
-  id: cardId,
-  objectID: cardId,
-  cardNumber: cardId,
+  ...idFields(cardId, 'id', 'objectID', 'cardNumber'),
   name: z.string().min(1),
   cardType: z.enum(CHRONO_CORE_CARD_TYPES),
   slot: z.enum(CHRONO_CORE_SLOTS).nullable(),

@@ -27,7 +27,7 @@
  * timings, hasAltArt and cardArts reduced to `{id, type, url}`.
  */
 import { z } from 'zod';
-import { apiId, cardIdOf, httpUrl, sameIds } from './fields.ts';
+import { apiId, cardIdOf, httpUrl, idFields, sameIds } from './fields.ts';
 import { hitProjection } from './hit.ts';
 import { cardModel } from './model.ts';
 
@@ -98,9 +98,7 @@ export const digimonDigivolveConditionSchema = z.strictObject({
 
 /** Fields shared by card and hit, so the hit stays a true subset. */
 const hitShape = {
-  id: cardId,
-  cardNumber: cardId,
-  objectID: cardId,
+  ...idFields(cardId, 'id', 'cardNumber', 'objectID'),
   name: z.strictObject({ english: z.string().min(1) }),
   color: z.array(z.enum(DIGIMON_COLORS)).min(1),
   cardType: z.enum(DIGIMON_CARD_TYPES),

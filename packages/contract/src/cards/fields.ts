@@ -23,6 +23,14 @@ export const httpUrl = z.url({ protocol: /^https?$/ });
 /** A number printed on a card (cost, power, …): null when the card has none or it is not known. */
 export const stat = z.number().int().nonnegative().nullable();
 
+/**
+ * The fields that carry a card's id under several names (`id`, `objectID`, and `cardNumber` where
+ * the game prints one; sameIds checks that they agree), in the order the game serves them.
+ */
+export function idFields<Id extends z.ZodType, Key extends string>(id: Id, ...keys: [Key, ...Key[]]): Record<Key, Id> {
+  return Object.fromEntries(keys.map((key) => [key, id])) as Record<Key, Id>;
+}
+
 /** A zod refinement as `.refine(...refinement)` takes it: the check, then where and how it fails. */
 type Refinement<T> = [check: (value: T) => boolean, params: { message: string; path: string[] }];
 

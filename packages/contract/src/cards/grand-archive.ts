@@ -27,7 +27,7 @@
  */
 import { z } from 'zod';
 import { ZONE } from '../zones.ts';
-import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, sameIds, stat } from './fields.ts';
+import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, idFields, sameIds, stat } from './fields.ts';
 import { hitProjection } from './hit.ts';
 import { cardModel } from './model.ts';
 
@@ -54,8 +54,7 @@ export type GrandArchiveCardArt = z.infer<typeof grandArchiveCardArtSchema>;
 export const grandArchiveHitArtSchema = z.strictObject({ id: editionId, type: z.enum(GRAND_ARCHIVE_ART_TYPES), url: httpUrl });
 
 const hitShape = {
-  id: cardId,
-  objectID: cardId,
+  ...idFields(cardId, 'id', 'objectID'),
   name: z.string().min(1),
   types: z.array(upperWord).min(1),
   subtypes: z.array(upperWord),

@@ -25,7 +25,7 @@
  * reduced to `{id, type, url}`.
  */
 import { z } from 'zod';
-import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, sameIds, stat } from './fields.ts';
+import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, idFields, sameIds, stat } from './fields.ts';
 import { hitProjection } from './hit.ts';
 import { cardModel } from './model.ts';
 
@@ -48,9 +48,7 @@ export const gundamHitArtSchema = z.strictObject({ id: printingId, type: z.enum(
 export const gundamKeywordSchema = z.strictObject({ keyword: z.string().min(1), value: z.number().int().nonnegative().nullable() });
 
 const hitShape = {
-  id: cardId,
-  objectID: cardId,
-  cardNumber: cardId,
+  ...idFields(cardId, 'id', 'objectID', 'cardNumber'),
   name: z.string().min(1),
   cardType: z.enum(GUNDAM_CARD_TYPES),
   color: z.array(z.string().min(1)),
