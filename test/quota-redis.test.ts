@@ -65,12 +65,16 @@ describe('quota shared through Redis by two gateway processes', () => {
   it('admits exactly 30 of 80 concurrent requests split across both processes, with correct headers', async () => {
     const { key, id } = createKey(30);
     const paths = ['/v1/games', '/v1/games/chrono-core/cards', '/v1/games/chrono-core/cards/WNR01-001', '/v1/games/nope/cards'];
-    const responses = await Promise.all(
-      Array.from({ length: 80 }, async (_, i) => {
-        const response = await fetch(`${gateways[i % 2]!.url}${paths[i % paths.length]}`, { headers: { 'X-API-Key': key } });
-        return { status: response.status, headers: response.headers, body: await response.text(), process: i % 2 };
-      }),
-    );
+    const send = async (i: number) => {
+      const response = await fetch(`${gateways[i % 2]!.url}${paths[i % paths.length]}`, { headers: { 'X-API-Key': key } });
+      return { status: response.status, headers: response.headers, body: await response.text(), process: i % 2 };
+    };
+    // One request to each process first, one after the other: the second process already sees the
+    // first one's count (remaining 28), and each process is sure to admit one whatever the
+    // scheduling of the 78 concurrent ones (on a loaded machine one process can take them all).
+    const first = [await send(0), await send(1)];
+    expect(first.map((r) => [r.status === 429, r.headers.get('ratelimit-remaining')])).toEqual([[false, '29'], [false, '28']]);
+    const responses = [...first, ...(await Promise.all(Array.from({ length: 78 }, (_, i) => send(i + 2))))];
     const admitted = responses.filter((r) => r.status !== 429);
     const limited = responses.filter((r) => r.status === 429);
     expect(admitted).toHaveLength(30);
