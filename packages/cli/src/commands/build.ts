@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { DEFAULT_HITS_PER_PAGE, build, openStorage, type BuildProgress } from '@snapdeck/snapshot';
 import { hitsPerPageList } from '../options.ts';
+import { outputOf } from '../output.ts';
 import { progressReporter } from '../progress.ts';
 
 export function registerBuildCommand(program: Command): void {
@@ -38,7 +39,9 @@ Examples:
   npx snapdeck build --catalog data/real --out /srv/snapdeck/snapshots
   npx snapdeck build --out s3://my-bucket/snapdeck`,
     )
-    .action(async (options: { catalog: string; out: string; game?: string[]; hitsPerPage: number[] }) => {
+    .action(async (options: { catalog: string; out: string; game?: string[]; hitsPerPage: number[] }, command: Command) => {
+      const { out } = outputOf(command);
+      // The progress line is for a terminal: it looks at the process's stderr itself.
       const reporter = progressReporter(process.stderr);
       try {
         const storage = openStorage(options.out);
@@ -53,12 +56,12 @@ Examples:
         reporter.done();
         for (const r of results) {
           if (r.alreadyCurrent) {
-            console.log(`${r.game}: ${r.totalHits} cards -> version ${r.version} is already current at ${storage.location}; nothing to do`);
+            out(`${r.game}: ${r.totalHits} cards -> version ${r.version} is already current at ${storage.location}; nothing to do\n`);
             continue;
           }
           const skipped = `${r.skipped} skipped as already uploaded${r.skipped > 0 ? ` (${(r.skippedBytes / 1e6).toFixed(1)} MB)` : ''}`;
-          console.log(
-            `${r.game}: ${r.totalHits} cards -> version ${r.version} (${r.files} files, ${(r.bytes / 1e6).toFixed(1)} MB, ${skipped}${r.resumed ? ', resumed' : ''}) in ${r.seconds.toFixed(1)} s at ${storage.location}`,
+          out(
+            `${r.game}: ${r.totalHits} cards -> version ${r.version} (${r.files} files, ${(r.bytes / 1e6).toFixed(1)} MB, ${skipped}${r.resumed ? ', resumed' : ''}) in ${r.seconds.toFixed(1)} s at ${storage.location}\n`,
           );
         }
         await storage.close?.();

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
 import { apiKeyKey } from '@snapdeck/gateway';
 import { KEY_CHANGE_CHECK_MS, KeyStore, SCOPES, openDatabase, type ApiKey } from '@snapdeck/store';
+import { outputOf } from '../output.ts';
 import { dbOption, quota } from '../options.ts';
 import { purgeUrlOption } from '../purge.ts';
 import { purgeAfterChange, purgeHelp, purgeTargetsOf } from './decks.ts';
@@ -28,8 +29,9 @@ export function registerKeysCommand(program: Command): void {
       const db = openDatabase(options.db);
       try {
         const { key, record } = new KeyStore(db).create({ name: options.name, scopes: options.scope ?? [], quota: options.quota });
-        console.log(key);
-        console.error(`created ${record.id} (${record.name}), scopes: ${record.scopes.join(' ') || 'none'}, quota ${record.quota}/15 min`);
+        const { out, err } = outputOf(command);
+        out(`${key}\n`);
+        err(`created ${record.id} (${record.name}), scopes: ${record.scopes.join(' ') || 'none'}, quota ${record.quota}/15 min\n`);
         await publishAfterChange(command, db, options.db, publish, `key ${record.id} is created`);
       } finally {
         db.close();
@@ -41,22 +43,23 @@ export function registerKeysCommand(program: Command): void {
     .description('List keys: id, name, prefix, scopes, quota, state (never the key itself)')
     .addOption(dbOption('SQLite database'))
     .option('--json', 'print JSON instead of a table')
-    .action((options: { db: string; json?: boolean }) => {
+    .action((options: { db: string; json?: boolean }, command: Command) => {
+      const { out, err } = outputOf(command);
       const db = openDatabase(options.db);
       try {
         const list = new KeyStore(db).list();
         if (options.json) {
-          console.log(JSON.stringify(list, null, 2));
+          out(`${JSON.stringify(list, null, 2)}\n`);
           return;
         }
         if (list.length === 0) {
-          console.error('no keys yet: npx snapdeck keys create --name NAME');
+          err('no keys yet: npx snapdeck keys create --name NAME\n');
           return;
         }
         const rows = list.map((k) => [k.id, k.name, `${k.prefix}…`, k.scopes.join(',') || '-', String(k.quota), k.revokedAt ? `revoked ${k.revokedAt}` : 'active', k.createdAt]);
         const header = ['ID', 'NAME', 'PREFIX', 'SCOPES', 'QUOTA', 'STATE', 'CREATED'];
         const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-        for (const row of [header, ...rows]) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+        for (const row of [header, ...rows]) out(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
       } finally {
         db.close();
       }
@@ -90,7 +93,7 @@ Example:
         if (!revoked) {
           throw new OperatorError(`no key matches ${keyOrId.startsWith('sd_live_') ? 'that key' : JSON.stringify(keyOrId)}`);
         }
-        console.error(`revoked ${revoked.id} (${revoked.name})`);
+        outputOf(command).err(`revoked ${revoked.id} (${revoked.name})\n`);
         published = await publishAfterChange(command, db, options.db, publish, `${revoked.id} is revoked`);
       } finally {
         db.close();
