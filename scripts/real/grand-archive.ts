@@ -17,8 +17,6 @@ const GA_SET_IDS: Readonly<Record<string, string>> = {
 /** GA Index rarity codes 1–9. */
 const GA_RARITY_BY_CODE: readonly GrandArchiveCardArt['rarity'][] = GRAND_ARCHIVE_RARITIES;
 const GA_ART_ORDER: readonly GrandArchiveCardArt['type'][] = ['Standard', 'First Edition', 'Alter Edition', 'Collector'];
-/** GA Index `home_deck` → the card's deck zone (`none`: tokens, built into no deck). */
-const GA_HOME_DECKS: ReadonlyMap<string, GrandArchiveCard['deckZone']> = new Map([['main', ZONE.main], ['material', ZONE.material], ['none', null]]);
 
 function gaEdition(card: Reader, e: Json): GrandArchiveCardArt {
   const r = new Reader('grand-archive', e);
@@ -54,7 +52,8 @@ function gaCard(record: Json, arenaImages: Map<string, string>): GrandArchiveCar
   // (same bucket as the edition images; best effort, the index names images by edition).
   const cardImageUrl = main?.url ?? arenaImages.get(uuid) ?? `https://ga-index-public.s3.us-west-2.amazonaws.com/cards/${slug}.jpg`;
   const home = r.optStr('home_deck');
-  const deckZone = home !== null && GA_HOME_DECKS.has(home) ? (GA_HOME_DECKS.get(home) ?? null) : r.fail(`unknown home_deck ${String(home)}`);
+  // GA Index `home_deck` is the card's deck zone; `none` (tokens) is built into no deck.
+  const deckZone = home === ZONE.main || home === ZONE.material ? home : home === 'none' ? null : r.fail(`unknown home_deck ${String(home)}`);
   const kind = r.optStr('cost_kind');
   const costKind = kind === null || kind === 'reserve' || kind === 'memory' ? kind : r.fail(`unknown cost_kind ${kind}`);
   const types = r.strings('types');

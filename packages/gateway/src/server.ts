@@ -22,7 +22,7 @@ export interface GatewayConfig {
   store?: string;
   /** Where `store` versions are downloaded (default: a temporary folder of this process). */
   cacheDir?: string;
-  /** How often the store's pointer is read (default OPERATOR_DEFAULTS.storePollMs). */
+  /** How often the store's pointer is read (default: the follower's, OPERATOR_DEFAULTS.storePollMs). */
   storePollMs?: number;
   /** Fail closed once the store has not been confirmed current for this long (default: never). */
   maxStoreAgeMs?: number;
@@ -64,7 +64,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   let storeStorage: ReturnType<typeof openStorage> | null = null;
   if (config.store) {
     storeStorage = openStorage(config.store);
-    const follower = new StoreFollower(storeStorage, { cacheDir: config.cacheDir, pollMs: config.storePollMs ?? OPERATOR_DEFAULTS.storePollMs, maxAgeMs: config.maxStoreAgeMs, log });
+    const follower = new StoreFollower(storeStorage, { cacheDir: config.cacheDir, pollMs: config.storePollMs, maxAgeMs: config.maxStoreAgeMs, log });
     // Resolves once the first attempt is done, loaded or not: a gateway that cannot reach its
     // store starts anyway, not ready, and keeps trying (decisions.md "The published store").
     await follower.start();

@@ -80,7 +80,7 @@ const walkDescription = (what: string) =>
 
 function operations(): OperationSpec[] {
   const walkErrors = [err(400, 'hitsPerPage out of range, or a cursor to restart from the first page', 'hitsPerPage', 'invalidCursor')];
-  const cardErrors = [err(400, 'The card id does not match ^[A-Za-z0-9_-]{1,100}$', 'invalidCardId')];
+  const cardErrors = [err(400, `The card id does not match ${CARD_ID_PATTERN.source}`, 'invalidCardId')];
   const deckNotFound = err(404, 'No such deck, a private deck without a valid token, or a deleted deck', 'deckNotFound');
   const plainText = { 'text/plain': { schema: { type: 'string' } } };
   return [
@@ -159,7 +159,7 @@ function operations(): OperationSpec[] {
       path: '/decks/details',
       method: 'post',
       operationId: 'getDeckDetails',
-      summary: 'Fetch up to 50 decks at once',
+      summary: `Fetch up to ${DECK_DETAILS_MAX_IDS} decks at once`,
       description:
         `Minimal details of up to ${DECK_DETAILS_MAX_IDS} decks by id (needs the scope decks:read:public). Decks come back in no particular order: match them by id. ` +
         'Malformed, private and missing ids are listed in unresolved, without distinction; this operation never answers 404 for a deck.',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CARD_MODELS } from '../cards/index.ts';
 import { GAMES, GAME_SLUGS, type GameSlug } from '../games.ts';
+import { DECK_DETAILS_MAX_IDS } from '../limits.ts';
 import {
   cardEntrySchema, cardsPageResponse, deckDetailSchema, deckDetailsRequest, deckDetailsResponse, deckResponse, deckSchema,
   deckSummarySchema, errorBody, gaTtsCardSchema, gaTtsResponse, gameSchema, gamesResponse, publicDecksResponse,
@@ -31,7 +32,7 @@ export function componentSchemas(): { schemas: Record<string, JsonSchema>; respo
   add(gamesResponse, 'GamesResponse', 'The supported games.');
   add(deckSummarySchema, 'DeckSummary', 'A public deck in a listing: identity and timestamps only.');
   add(publicDecksResponse, 'DeckPublicListResponse', 'One page of deck summaries. `nextCursor` is always a string; follow it while `hasMore` is true, and keep it to resume an `updatedSince` sync later.');
-  add(deckDetailsRequest, 'DeckDetailsRequest', 'Up to 50 deck ids taken from the listing; other members are ignored.', false);
+  add(deckDetailsRequest, 'DeckDetailsRequest', `Up to ${DECK_DETAILS_MAX_IDS} deck ids taken from the listing; other members are ignored.`, false);
   add(cardEntrySchema, 'CardEntry', 'A card in a deck zone, in import order.');
   add(deckDetailSchema, 'DeckDetail', 'A deck as POST /decks/details returns it (no owner, no timestamps).');
   add(deckDetailsResponse, 'DeckDetailsResponse', 'The public decks among the ids asked for (in no particular order: match by `id`), and every other id in `unresolved`, in request order.');
