@@ -114,7 +114,7 @@ describe('the writer waiting for the gateways', () => {
   it('waits for every live gateway to serve the keys and the decks; ignores gone and unreadable records; names laggards at the timeout', async () => {
     const fast = await follow({ cacheDir: join(dir, 'cache-fast') });
     const slow = await follow({ cacheDir: join(dir, 'cache-slow') });
-    const [fastId, slowId] = await Promise.all(['cache-fast', 'cache-slow'].map(async (d) => (await readFile(join(dir, d, 'gateway-id'), 'utf8')).trim()));
+    const [fastId, slowId] = (await Promise.all(['cache-fast', 'cache-slow'].map(async (d) => (await readFile(join(dir, d, 'gateway-id'), 'utf8')).trim()))) as [string, string];
     await waitFor(async () => (await readPresence(driver)).gateways.length === 2, 5000, 'no records');
     // A gateway that died long ago (its record not rewritten for 3 intervals), and garbage.
     const deadId = 'gw_00000000000000aa';
