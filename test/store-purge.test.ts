@@ -206,6 +206,23 @@ describe('decks import --publish --purge with a gateway whose decks download tak
   }, 120_000);
 });
 
+describe('keys revoke --publish --purge with no gateway reporting', () => {
+  it('falls back to the 5 s propagation bound, and says so', async () => {
+    await gateways[0]!.stop();
+    const created = await writer(['keys', 'create', '--name', 'late', '--db', writerDb]);
+    const id = /created (key_[0-9a-f]+)/.exec(created.stderr)![1]!;
+    purges.length = 0;
+    watchedDeck = deck().id;
+    gateways = [];
+    const started = Date.now();
+    const revoked = await writer(['keys', 'revoke', id, '--db', writerDb, '--publish', location, '--purge', purgeUrl]);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stderr).toMatch(/no gateway following \S+ has reported what it serves .*: purging after the 5 s propagation bound for keys/);
+    expect(purges).toHaveLength(1);
+    expect(purges[0]!.doneAt - started).toBeGreaterThanOrEqual(5000);
+  }, 60_000);
+});
+
 describe('store status', () => {
   it('refuses a location where nothing is published, with exit 1', async () => {
     const empty = await writer(['store', 'status', '--at', s3.newLocation('nothing')]);

@@ -13,6 +13,14 @@ import { openStoreLocation } from './store-location.ts';
  * exits 1: a request to one of them may put the old answer back into the cache).
  */
 
+/**
+ * When no gateway has reported at all (gateways without write access to `_store/gateways/`, or of
+ * a release before presence records): the contract's propagation bound for keys and tokens
+ * (decisions.md: within 5 s), waited out as before presence existed. It does not cover a decks
+ * download that takes longer; the note says so.
+ */
+export const UNREPORTED_GATEWAYS_WAIT_MS = 5000;
+
 export function purgeWaitOption(): Option {
   return new Option(
     '--purge-wait <seconds>',
@@ -65,8 +73,11 @@ export async function waitForChange(change: PublishedChange): Promise<WaitOutcom
       };
     }
     if (wait.ready.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, UNREPORTED_GATEWAYS_WAIT_MS));
       return {
-        note: `no gateway following ${change.location} has reported in its last ${PRESENCE_MISSED_INTERVALS} presence intervals; purging now\n`,
+        note:
+          `no gateway following ${change.location} has reported what it serves (in its last ${PRESENCE_MISSED_INTERVALS} presence intervals): ` +
+          `purging after the ${UNREPORTED_GATEWAYS_WAIT_MS / 1000} s propagation bound for keys, which a slower decks download would outlast\n`,
         lagging: null,
       };
     }
