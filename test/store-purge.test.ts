@@ -177,15 +177,16 @@ describe('decks import --publish --purge with a gateway whose decks download tak
     const [slowId, fastId] = [await gatewayId('cache-slow'), await gatewayId('cache-fast')];
     const target = deck({ name: 'slow to arrive' });
     watchedDeck = target.id;
-    proxy.slow(DECKS_PART, DECKS_DOWNLOAD_MS);
+    // Long enough that the gateway is still behind when `store status` runs after the command.
+    proxy.slow(DECKS_PART, 20_000);
     purges.length = 0;
-    const result = await writer(['decks', 'import', await importFile('lagging.jsonl', [target]), '--db', writerDb, '--publish', location, '--purge', purgeUrl, '--purge-wait', '2']);
+    const result = await writer(['decks', 'import', await importFile('lagging.jsonl', [target]), '--db', writerDb, '--publish', location, '--purge', purgeUrl, '--purge-wait', '4']);
     proxy.clear();
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('1 decks upserted');
     expect(purges).toHaveLength(1); // sent all the same
     const version = (await readPointer(s3.open(location), storeLayout.pointer))!.version;
-    expect(result.stderr).toContain(`1 of 2 gateway(s) did not serve ${version} within --purge-wait 2 s; purging now`);
+    expect(result.stderr).toContain(`1 of 2 gateway(s) did not serve ${version} within --purge-wait 4 s; purging now`);
     expect(result.stderr).toContain('and the cache was purged, but not every gateway served');
     expect(result.stderr).toMatch(new RegExp(`${slowId} on \\S+ \\(pid \\d+\\) serves ${version}, decks of \\S+, as of`));
     expect(result.stderr).not.toContain(fastId);
@@ -198,7 +199,7 @@ describe('decks import --publish --purge with a gateway whose decks download tak
     expect(status.stdout).toMatch(new RegExp(`^${slowId} .* decks [\\d.]+ s behind .* live$`, 'm'));
     expect(status.stdout).toMatch(new RegExp(`^${fastId} .* ${version} +${version} +none .* live$`, 'm'));
     // It catches up; a gateway that stops removes its record.
-    await waitFor(async () => (await readyz(gateways[0]!)).store.decksVersion === version, 20_000, 'the slow gateway did not catch up');
+    await waitFor(async () => (await readyz(gateways[0]!)).store.decksVersion === version, 40_000, 'the slow gateway did not catch up');
     await gateways[1]!.stop();
     await waitFor(async () => !(await writer(['store', 'status', '--at', location])).stdout.includes(fastId), 10_000, 'the stopped gateway is still listed');
     const json = JSON.parse((await writer(['store', 'status', '--at', location, '--json'])).stdout);
