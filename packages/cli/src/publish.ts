@@ -13,13 +13,6 @@ import { openStoreLocation } from './store-location.ts';
 /** Where `--publish` / `store publish --to` come from when not given. */
 export const PUBLISH_ENV = 'SNAPDECK_PUBLISH';
 
-/**
- * How long after a publish is current every gateway following the store serves it: the
- * contract's bound (decisions.md: keys and tokens within 5 s). A purge waits this long after the
- * publish, so that no gateway can answer the old state into the cache after the purge.
- */
-export const STORE_PROPAGATION_MS = 5000;
-
 export function publishHelp(): string {
   return `after the change is committed, publish the store to this location (a folder or s3://bucket/prefix) and exit 0 only once it is current there (default: $${PUBLISH_ENV})`;
 }
@@ -52,15 +45,16 @@ export function preparePublish(option: string | undefined): PublishPlan | undefi
 
 /**
  * After a committed change: publishes the writer database. A failure ends the command with exit
- * 1, saying the change itself is committed and goes out with the next publish. Returns true when
- * a new version (or the one already current) holds the change.
+ * 1, saying the change itself is committed and goes out with the next publish. Returns the
+ * version now current that holds the change (new, or the one already current), or null when
+ * there was nothing to publish to.
  */
-export async function publishAfterChange(command: Command, db: Db, dbFile: string, plan: PublishPlan | undefined, change: string): Promise<boolean> {
-  if (plan === undefined) return false;
+export async function publishAfterChange(command: Command, db: Db, dbFile: string, plan: PublishPlan | undefined, change: string): Promise<{ location: string; version: string } | null> {
+  if (plan === undefined) return null;
   try {
     const result = await publishStore(db, plan.driver);
     outputOf(command).err(describePublish(result, plan.location));
-    return true;
+    return { location: plan.location, version: result.version };
   } catch (error) {
     throw new OperatorError(
       `${change}, but publishing the store to ${plan.location} failed: ${publishFailure(error, dbFile)}\n` +

@@ -1,6 +1,8 @@
 import { OperatorError } from '@snapdeck/contract';
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { ALL_DECKS_KEY, SURROGATE_KEY, SURROGATE_KEY_TOKEN, deckKey } from '@snapdeck/gateway';
+import { outputOf } from './output.ts';
+import { waitForChange, type PublishedChange } from './purge-wait.ts';
 
 /**
  * Cache purges after a change (decisions.md, `--purge URL` on `keys revoke` and `decks import`):
@@ -115,4 +117,58 @@ export async function purgeSurrogateKeys(urls: readonly string[], keys: readonly
 export function manualPurge(urls: readonly string[], keys: readonly string[]): string {
   const shown = keys.length > KEYS_PER_REQUEST ? [ALL_DECKS_KEY] : keys;
   return urls.map((url) => `curl -X PURGE -H '${SURROGATE_KEY}: ${shown.join(' ')}' ${url}`).join('\n  ');
+}
+
+/** The `--purge URL` option's help (keys revoke, decks import). */
+export function purgeHelp(what: string): string {
+  return `after the change, send PURGE to this cache URL with Surrogate-Key naming ${what} (repeatable; default: $${PURGE_URL_ENV}, URLs separated by spaces or commas)`;
+}
+
+/** The caches to purge (options, else the environment), checked before anything changes. */
+export function purgeTargetsOf(options: string[] | undefined): string[] {
+  try {
+    return purgeTargets(options);
+  } catch (error) {
+    throw new OperatorError(`${(error as Error).message}; nothing was changed`);
+  }
+}
+
+/**
+ * When the purge may go: once every gateway following the store serves the published change
+ * (purge-wait.ts), or `settleMs` after the commit for gateways reading the database itself.
+ */
+export type PurgeWhen = { published: PublishedChange } | { settleMs: number };
+
+/**
+ * After a committed change: waits as `when` says, so that no request can put the old answer back
+ * into the cache after the purge, then purges `keys` at `urls`. A failed purge, or a wait that ran
+ * out before every gateway served the change (the purge is sent all the same), ends the command
+ * with exit 1, saying the change itself was made and what to run by hand.
+ */
+export async function purgeAfterChange(command: Command, urls: readonly string[], keys: readonly string[], change: string, when: PurgeWhen): Promise<void> {
+  if (urls.length === 0 || keys.length === 0) return;
+  const { err } = outputOf(command);
+  let lagging: string | null = null;
+  if ('published' in when) {
+    const waited = await waitForChange(when.published);
+    err(waited.note);
+    lagging = waited.lagging;
+  } else if (when.settleMs > 0) {
+    await new Promise((resolve) => setTimeout(resolve, when.settleMs));
+  }
+  let failed: string | null = null;
+  try {
+    const requests = await purgeSurrogateKeys(urls, keys);
+    const named = keys.length === 1 ? keys[0] : `${keys.length} surrogate keys`;
+    err(`purged ${named} from ${urls.join(', ')} (${requests} request${requests === 1 ? '' : 's'} each)\n`);
+  } catch (error) {
+    if (!(error instanceof PurgeError)) throw error;
+    failed = error.message;
+  }
+  if (failed === null && lagging === null) return;
+  const manual = `Purge it by hand${lagging && 'published' in when ? ` once every gateway serves ${when.published.version} (npx snapdeck store status --at ${when.published.location})` : ''}:\n  ${manualPurge(urls, keys)}`;
+  if (failed !== null) {
+    throw new OperatorError(`${change}, but purging the cache failed: ${failed}\n${lagging ? `Also, ${lagging}\n` : ''}The cache may keep serving what changed until it expires. ${manual}`);
+  }
+  throw new OperatorError(`${change} and the cache was purged, but ${lagging}\n${manual}`);
 }

@@ -31,6 +31,13 @@ export const OPERATOR_DEFAULTS = {
   cacheMiB: 128,
   /** `serve --store-poll-ms`: how often a gateway following a published store reads its pointer. */
   storePollMs: 1000,
+  /**
+   * How often a gateway following a published store rewrites its presence record (what it serves,
+   * `_store/gateways/<id>.json`) besides each change: 2,880 PUTs a day per gateway.
+   */
+  storePresenceMs: 30_000,
+  /** `--purge-wait` with `--publish`: the longest wait for every gateway to serve a change before the purge, in seconds. */
+  purgeWaitSeconds: 60,
 } as const;
 
 /** Bytes in a MiB, for options given in MiB (`--cache-mb`). */

@@ -9,3 +9,5 @@ export * from './published/parts.ts';
 export * from './published/publish.ts';
 export * from './published/restore.ts';
 export * from './published/follower.ts';
+export * from './published/presence.ts';
+export * from './published/presence-read.ts';

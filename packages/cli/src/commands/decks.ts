@@ -3,43 +3,9 @@ import { OperatorError } from '@snapdeck/contract';
 import { DeckImportError, importDecksFromFile, openDatabase } from '@snapdeck/store';
 import { dbOption } from '../options.ts';
 import { outputOf } from '../output.ts';
-import { STORE_PROPAGATION_MS, publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
-import { ChangedDecks, MAX_DECK_KEYS, PURGE_URL_ENV, PurgeError, manualPurge, purgeSurrogateKeys, purgeTargets, purgeUrlOption } from '../purge.ts';
-
-/** The `--purge URL` option's help (keys revoke, decks import). */
-export function purgeHelp(what: string): string {
-  return `after the change, send PURGE to this cache URL with Surrogate-Key naming ${what} (repeatable; default: $${PURGE_URL_ENV}, URLs separated by spaces or commas)`;
-}
-
-/** The caches to purge (options, else the environment), checked before anything changes. */
-export function purgeTargetsOf(command: Command, options: string[] | undefined): string[] {
-  try {
-    return purgeTargets(options);
-  } catch (error) {
-    throw new OperatorError(`${(error as Error).message}; nothing was changed`);
-  }
-}
-
-/**
- * After a committed change: waits `settleMs` (until every gateway answers from the new state, so
- * that no request can put the old answer back into the cache), then purges `keys` at `urls`. A
- * failed purge ends the command with exit 1, saying the change itself was made.
- */
-export async function purgeAfterChange(command: Command, urls: readonly string[], keys: readonly string[], change: string, settleMs = 0): Promise<void> {
-  if (urls.length === 0 || keys.length === 0) return;
-  if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
-  try {
-    const requests = await purgeSurrogateKeys(urls, keys);
-    const named = keys.length === 1 ? keys[0] : `${keys.length} surrogate keys`;
-    outputOf(command).err(`purged ${named} from ${urls.join(', ')} (${requests} request${requests === 1 ? '' : 's'} each)\n`);
-  } catch (error) {
-    if (!(error instanceof PurgeError)) throw error;
-    throw new OperatorError(
-      `${change}, but purging the cache failed: ${error.message}\n` +
-        `The cache may keep serving what changed until it expires. Purge it by hand:\n  ${manualPurge(urls, keys)}`,
-    );
-  }
-}
+import { publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
+import { ChangedDecks, MAX_DECK_KEYS, purgeAfterChange, purgeHelp, purgeTargetsOf, purgeUrlOption } from '../purge.ts';
+import { purgeWaitOption } from '../purge-wait.ts';
 
 /** `snapdeck decks import FILE [--db FILE] [--purge URL]` (decisions.md "Operator interface"). */
 export function registerDecksCommand(program: Command): void {
@@ -55,6 +21,7 @@ export function registerDecksCommand(program: Command): void {
     .addOption(dbOption('SQLite database file'))
     .option('--purge <url>', purgeHelp('every deck the import changed'), purgeUrlOption)
     .option('--publish <location>', publishHelp())
+    .addOption(purgeWaitOption())
     .addHelpText(
       'after',
       `
@@ -75,13 +42,15 @@ Examples:
 
 With --purge, once the import is committed each changed deck's responses are purged from the
 cache (Surrogate-Key: deck:<id> ..., or decks when more than ${MAX_DECK_KEYS} changed); a failed purge
-exits 1 after the import.`,
+exits 1 after the import. With --publish too, the purge waits until every gateway following the
+store serves the new decks (at most --purge-wait seconds; past it the purge is sent, the gateways
+still behind are named and the command exits 1).`,
     )
-    .action(async (file: string, options: { db: string; purge?: string[]; publish?: string }, command: Command) => {
+    .action(async (file: string, options: { db: string; purge?: string[]; publish?: string; purgeWait: number }, command: Command) => {
       const io = outputOf(command);
-      const purge = purgeTargetsOf(command, options.purge);
+      const purge = purgeTargetsOf(options.purge);
       const publish = preparePublish(options.publish);
-      let published = false;
+      let published: { location: string; version: string } | null = null;
       const changed = new ChangedDecks();
       const db = openDatabase(options.db);
       try {
@@ -99,7 +68,8 @@ exits 1 after the import.`,
       } finally {
         db.close();
       }
-      // Following gateways serve the new decks a download plus the propagation bound after the publish.
-      await purgeAfterChange(command, purge, changed.surrogateKeys, `${file} was imported`, published ? STORE_PROPAGATION_MS : 0);
+      // Gateways following the store serve the new decks once their download is done: wait for them.
+      const when = published ? { published: { ...published, waitSeconds: options.purgeWait } } : { settleMs: 0 };
+      await purgeAfterChange(command, purge, changed.surrogateKeys, `${file} was imported`, when);
     });
 }

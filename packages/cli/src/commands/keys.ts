@@ -4,9 +4,9 @@ import { apiKeyKey } from '@snapdeck/gateway';
 import { KEY_CHANGE_CHECK_MS, KeyStore, SCOPES, openDatabase, type ApiKey } from '@snapdeck/store';
 import { outputOf } from '../output.ts';
 import { dbOption, quota } from '../options.ts';
-import { purgeUrlOption } from '../purge.ts';
-import { purgeAfterChange, purgeHelp, purgeTargetsOf } from './decks.ts';
-import { STORE_PROPAGATION_MS, publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
+import { purgeAfterChange, purgeHelp, purgeTargetsOf, purgeUrlOption } from '../purge.ts';
+import { purgeWaitOption } from '../purge-wait.ts';
+import { publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -72,22 +72,24 @@ export function registerKeysCommand(program: Command): void {
     .addOption(dbOption('SQLite database'))
     .option('--purge <url>', purgeHelp("the key's id, so the cache stops answering it"), purgeUrlOption)
     .option('--publish <location>', publishHelp())
+    .addOption(purgeWaitOption())
     .addHelpText(
       'after',
       `
 With --publish and --purge, the purge is sent once the new store version is current and every
-gateway following it has had the propagation bound (${STORE_PROPAGATION_MS / 1000} s) to pick it up, so no gateway can put
-a 200 for the revoked key back into the cache.
+gateway following it says it serves it (npx snapdeck store status --at LOCATION shows them), so
+no gateway can put a 200 for the revoked key back into the cache. At most --purge-wait seconds:
+past it the purge is sent, the gateways still behind are named and the command exits 1.
 
 Example:
   npx snapdeck keys revoke key_3f9a0c1d2e4b --publish s3://my-bucket/snapdeck --purge http://127.0.0.1:6081/`,
     )
-    .action(async (keyOrId: string, options: { db: string; purge?: string[]; publish?: string }, command: Command) => {
-      const purge = purgeTargetsOf(command, options.purge);
+    .action(async (keyOrId: string, options: { db: string; purge?: string[]; publish?: string; purgeWait: number }, command: Command) => {
+      const purge = purgeTargetsOf(options.purge);
       const publish = preparePublish(options.publish);
       const db = openDatabase(options.db);
       let revoked: ApiKey | null;
-      let published = false;
+      let published: { location: string; version: string } | null = null;
       try {
         revoked = new KeyStore(db).revoke(keyOrId);
         if (!revoked) {
@@ -100,8 +102,8 @@ Example:
       }
       // Purged once gateways answer 401 for it, so that no request can store a 200 for it
       // meanwhile: gateways on this database see it within KEY_CHANGE_CHECK_MS; gateways
-      // following the store within the propagation bound after the publish is current.
-      const settleMs = published ? STORE_PROPAGATION_MS : KEY_CHANGE_CHECK_MS + 50;
-      await purgeAfterChange(command, purge, [apiKeyKey(revoked.id)], `${revoked.id} is revoked`, settleMs);
+      // following the store once they say they serve the version published.
+      const when = published ? { published: { ...published, waitSeconds: options.purgeWait } } : { settleMs: KEY_CHANGE_CHECK_MS + 50 };
+      await purgeAfterChange(command, purge, [apiKeyKey(revoked.id)], `${revoked.id} is revoked`, when);
     });
 }

@@ -1,17 +1,20 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { OperatorError } from '@snapdeck/contract';
-import { RestoreTargetExistsError, openDatabase, publishStore, restoreStore } from '@snapdeck/store';
+import { OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
+import {
+  PRESENCE_MISSED_INTERVALS, RestoreTargetExistsError, lagSeconds, openDatabase, publishStore, restoreStore, storeGatewaysStatus, type StoreGatewaysStatus,
+} from '@snapdeck/store';
 import { outputOf } from '../output.ts';
 import { dbOption } from '../options.ts';
 import { PUBLISH_ENV, describePublish, publishFailure, publishTarget } from '../publish.ts';
 import { openStoreLocation } from '../store-location.ts';
 
-/** `snapdeck store publish|restore` (decisions.md "Operator interface", "The published store"). */
+/** `snapdeck store publish|restore|status` (decisions.md "Operator interface", "The published store"). */
 export function registerStoreCommand(program: Command): void {
   const store = program
     .command('store')
     .description('publish the writer database (keys, tokens, decks) for stateless gateways, or restore a writer from what is published');
+  registerStoreStatus(store);
 
   store
     .command('publish')
@@ -75,4 +78,55 @@ Example:
         await driver.close?.();
       }
     });
+}
+
+/** `snapdeck store status --at LOCATION`: the current version and what each following gateway serves. */
+function registerStoreStatus(store: Command): void {
+  store
+    .command('status')
+    .description('show the store version current at a location and, for every gateway following it, what it serves and how far behind it is')
+    .requiredOption('--at <location>', 'a folder or s3://bucket/prefix where the store is published')
+    .option('--json', 'print JSON instead of a table')
+    .addHelpText(
+      'after',
+      `
+Every gateway following the store (serve --store) rewrites a small record of what it serves at
+LOCATION/_store/gateways/ when that changes and every ${OPERATOR_DEFAULTS.storePresenceMs / 1000} s, and removes it when it stops. LAG
+is how far the versions it serves are behind the current one (by the times in their ids); a
+gateway whose record was not rewritten for ${PRESENCE_MISSED_INTERVALS} of its intervals is shown gone: purges do not wait for it.
+
+Example:
+  $ npx snapdeck store status --at s3://my-bucket/snapdeck`,
+    )
+    .action(async (options: { at: string; json?: boolean }, command: Command) => {
+      const driver = openStoreLocation(options.at, `--at ${options.at}`);
+      try {
+        const status = await storeGatewaysStatus(driver);
+        if (options.json) outputOf(command).out(`${JSON.stringify(status, null, 2)}\n`);
+        else outputOf(command).out(statusTable(status));
+        if (!status.current) throw new OperatorError(`no store has been published at ${options.at}`);
+      } finally {
+        await driver.close?.();
+      }
+    });
+}
+
+function statusTable(status: StoreGatewaysStatus): string {
+  const lines = [status.current ? `store at ${status.location}: version ${status.current.version}, published ${status.current.publishedAt}` : `store at ${status.location}: nothing published`];
+  if (status.gateways.length === 0) lines.push('no gateway following it has written a record');
+  const seconds = (s: number) => (Number.isFinite(s) ? `${s.toFixed(1)} s` : 'unknown');
+  const rows = status.gateways.map(({ record, ageMs, gone, serves }) => {
+    const behind: string[] = [];
+    if (status.current && serves && !serves.auth) behind.push(`keys ${seconds(lagSeconds(record.version, status.current.version))}`);
+    if (status.current && serves && !serves.decks) behind.push(`decks ${seconds(lagSeconds(record.decksVersion, status.current.version))}`);
+    const lag = !status.current ? '-' : behind.length === 0 ? 'none' : `${behind.join(', ')} behind`;
+    return [record.gateway, record.host, String(record.pid), record.version, record.decksVersion, lag, `${seconds(ageMs / 1000)} ago`, gone ? 'gone' : 'live'];
+  });
+  if (rows.length > 0) {
+    const header = ['GATEWAY', 'HOST', 'PID', 'VERSION', 'DECKS VERSION', 'LAG', 'LAST SEEN', 'STATE'];
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    for (const row of [header, ...rows]) lines.push(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  }
+  for (const key of status.unreadable) lines.push(`${key}: not a valid gateway record (ignored)`);
+  return `${lines.join('\n')}\n`;
 }

@@ -17,6 +17,9 @@ export function openDatabase(file: string, migrations: readonly Migration[] = MI
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // Deleted rows (share tokens, decks' tokens) are overwritten with zeros and freed pages zeroed,
+  // so that a page-level copy of this file (a decks part) cannot carry them (parts.ts stripSecrets).
+  db.pragma('secure_delete = ON');
   migrate(db, migrations);
   return db;
 }

@@ -12,6 +12,7 @@ import { StoreUnavailableError, type StoreLease, type StoreSource, type StoreSta
 import { storeLayout, storeManifestSchema, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
 import { StoreDamagedError, downloadPart, hasPart, tempName } from './parts.ts';
 import { readStoreManifest } from './publish.ts';
+import { StorePresence, retiredPartsDrained, servedStateOf } from './presence.ts';
 
 export interface StoreFollowerOptions {
   /** Folder for downloaded parts; default: a new temporary folder, removed on close. */
@@ -26,6 +27,8 @@ export interface StoreFollowerOptions {
   maxAgeMs?: number;
   /** Longest wait in start() for the first download (it goes on in the background). Default 30 s. */
   startWaitMs?: number;
+  /** How often the presence record (presence.ts) is rewritten besides each change. Default OPERATOR_DEFAULTS.storePresenceMs. */
+  presenceMs?: number;
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
@@ -89,9 +92,11 @@ export class StoreFollower implements StoreSource {
   /** Versions found damaged: not retried until this time (a new publish makes a new version anyway). */
   private readonly rejected = new Map<string, number>();
   private readonly pollMs: number;
+  private readonly presence: StorePresence;
 
   constructor(private readonly driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
     this.pollMs = options.pollMs ?? OPERATOR_DEFAULTS.storePollMs;
+    this.presence = new StorePresence(driver, { cacheDir: options.cacheDir, intervalMs: options.presenceMs, log: options.log });
   }
 
   /** Loads what the cache folder holds (if anything), tries storage once, then follows it. */
@@ -230,6 +235,7 @@ export class StoreFollower implements StoreSource {
   private swap(next: FollowedView): void {
     const old = this.current;
     this.current = next;
+    this.presence.served(servedStateOf(next), retiredPartsDrained(old, next));
     if (!old) return;
     for (const part of [old.auth, old.deckPart]) {
       if (part !== next.auth && part !== next.deckPart) {
@@ -306,6 +312,7 @@ export class StoreFollower implements StoreSource {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    await this.presence.close();
     await this.refreshing;
     await this.decksDownload?.promise.catch(() => {});
     const view = this.current;

@@ -8,6 +8,8 @@ import { SHA256_HEX_PATTERN, VERSION_PATTERN } from '@snapdeck/snapshot';
  *   _store/current.json                     pointer {version, publishedAt}, moved last with CAS
  *   _store/versions/<version>.json          manifest: the two parts that make this version
  *   _store/parts/<part>/<sha256>/<n>        segment n of a part's SQLite file (content-addressed)
+ *   _store/gateways/<gateway-id>.json       what one following gateway serves (presence.ts); not
+ *                                           part of any version: prune, gc and restore never read it
  *
  * Two parts, because they differ by orders of magnitude in size and rate of change:
  * - `auth`: API key hashes and deck token hashes (kilobytes to a few MB, changes often; a key
@@ -25,6 +27,8 @@ export const storeLayout = {
   versionsPrefix: `${STORE_PREFIX}versions/`,
   segment: (part: StorePart, sha256: string, n: number) => `${STORE_PREFIX}parts/${part}/${sha256}/${n}`,
   partPrefix: (part: StorePart, sha256: string) => `${STORE_PREFIX}parts/${part}/${sha256}/`,
+  gatewaysPrefix: `${STORE_PREFIX}gateways/`,
+  gateway: (id: string) => `${STORE_PREFIX}gateways/${id}.json`,
 };
 
 export const STORE_PARTS = ['auth', 'decks'] as const;

@@ -66,9 +66,9 @@ export function buildAuthPart(db: Db, file: string, now = Date.now()): number {
 /**
  * Writes the decks part to `file`: a consistent copy of the writer database (VACUUM INTO, which
  * reads one snapshot and writes a compact file) with the key and token rows and the publication
- * records taken out (they travel in the auth part, or not at all). Returns the decks generation
- * read before the copy: the copy holds at least that much (a later write makes the next publish
- * send the part again, never miss it).
+ * records taken out (they travel in the auth part, or not at all; see stripSecrets). Returns the
+ * decks generation read before the copy: the copy holds at least that much (a later write makes
+ * the next publish send the part again, never miss it).
  */
 export function buildDecksPart(db: Db, file: string): number {
   const generation = readGenerations(db).decks;
@@ -76,11 +76,38 @@ export function buildDecksPart(db: Db, file: string): number {
   const part = new Database(file);
   try {
     part.pragma('journal_mode = DELETE');
-    part.exec('DELETE FROM api_keys; DELETE FROM deck_tokens; DELETE FROM store_publications;');
+    stripSecrets(part);
   } finally {
     part.close();
   }
   return generation;
+}
+
+/** Tables of the writer's schema that a decks part keeps empty (their rows are secrets or the writer's own). */
+const WRITER_ONLY_TABLES = ['api_keys', 'deck_tokens', 'store_publications'] as const;
+
+/**
+ * Empties WRITER_ONLY_TABLES of a copy of the writer database so that not one byte of their rows
+ * is left in the file (the tables stay, empty, so that `store restore` gets the writer's schema).
+ * A row-by-row DELETE is not enough, even with secure_delete: it zeroes the deleted cells, but
+ * b-tree rebalancing leaves stale copies of cells in pages' unused space (a part built that way
+ * still held ~100 key ids and hashes). So the tables are cleared whole: without their triggers
+ * (re-created afterwards from their own SQL) a DELETE without WHERE truncates each b-tree, and
+ * under secure_delete every page it frees is overwritten with zeros and every root page is
+ * zeroed. This holds for any copy, logical (VACUUM INTO) or page by page (the backup API).
+ */
+export function stripSecrets(part: Database.Database): void {
+  part.pragma('secure_delete = ON');
+  part.pragma('foreign_keys = OFF'); // a foreign key check would turn the truncation back into row deletes
+  const tables = WRITER_ONLY_TABLES.map((table) => `'${table}'`).join(', ');
+  const triggers = part
+    .prepare<[], { name: string; sql: string }>(`SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name IN (${tables})`)
+    .all();
+  part.transaction(() => {
+    for (const trigger of triggers) part.exec(`DROP TRIGGER "${trigger.name}"`);
+    for (const table of WRITER_ONLY_TABLES) part.exec(`DELETE FROM ${table}`);
+    for (const trigger of triggers) part.exec(trigger.sql);
+  })();
 }
 
 /**
