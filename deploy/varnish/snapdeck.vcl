@@ -136,9 +136,16 @@ sub vcl_recv {
 
     # A deck token (share token or pd_ link) reaches a private deck, answered `private,
     # no-store`: go straight through, so the secret never becomes part of a cache key.
+    # The gateway reads `token` percent-decoded (Hono's c.req.query: the query after the first
+    # `?`, split on `&`, each name up to its first `=` decoded once), so `%74oken=`, `toke%6E=`,
+    # `%74%6F%6B%65%6E=` are tokens too. The test is on the query as sent: the five letters in a
+    # row, each plain or percent-encoded (hex of either case), in either case, anywhere after the
+    # `?`. That is wider than the gateway's notion, never narrower (it also passes `Token=`,
+    # `x=token`, `;token=`): a query that merely mentions a token costs a cache miss, no more.
+    # test/varnish-spellings.test.ts has the table of spellings.
     # Fastly: the same condition with return(pass). Cloudflare: a Cache Rule "bypass cache"
-    # when the query string contains token=.
-    if (req.url ~ "[?&]token=") {
+    # when `lower(url_decode(http.request.uri.query)) contains "token"`.
+    if (req.url ~ "(?i)\?.*(t|%[57]4)(o|%[46]f)(k|%[46]b)(e|%[46]5)(n|%[46]e)") {
         return (pass);
     }
 
