@@ -71,16 +71,16 @@ TOKEN_QUERIES.push(
   // Long queries, the token first and last: the VCL's regex must not give up on them.
   (value) => `%74oken=${value}&pad=${'x'.repeat(6000)}`,
   (value) => `pad=${'x'.repeat(6000)}&toke%6E=${value}`,
+  (value) => `%74oken=${value}&pad=${'x'.repeat(12_000)}`,
+  (value) => `pad=${'%78'.repeat(4000)}&toke%6E=${value}`,
 );
-/** Not a token to the gateway (another name, or an encoded `=` or `&`), passed all the same. */
+/** Not a token to the gateway (another name, an encoded `=`, `;` not a separator), passed all the same. */
 const NEAR_MISSES: Array<(value: string) => string> = [
   (value) => `Token=${value}`,
   (value) => `TOKEN=${value}`,
   (value) => `%54oken=${value}`,
   (value) => `token%3D${value}`,
-  (value) => `x=1%26token=${value}`,
   (value) => `x=1;token=${value}`,
-  (value) => `+token=${value}`,
 ];
 
 interface Spelled {
@@ -97,7 +97,7 @@ let secrets = 0;
 async function trySpelling(spell: (value: string) => string, route: 'deck' | 'text'): Promise<Spelled> {
   const path = (deck: string) => (route === 'deck' ? `/v1/decks/${deck}` : `/v1/decks/${deck}/text`);
   const extra = route === 'deck' ? '' : 'format=snapdeck&';
-  const headers = route === 'deck' ? {} : { 'X-API-Key': env.key };
+  const headers: Record<string, string> = route === 'deck' ? {} : { 'X-API-Key': env.key };
   const direct = await requestTarget(env.gateway.url, `${path(privateDeck)}?${extra}${spell(privateLink)}`, { headers });
   // A public deck ignores the token and is answered `public`: stored if the URL is hashed.
   const secret = `pd_${'s'.repeat(20)}${++secrets}`;

@@ -137,15 +137,16 @@ sub vcl_recv {
     # A deck token (share token or pd_ link) reaches a private deck, answered `private,
     # no-store`: go straight through, so the secret never becomes part of a cache key.
     # The gateway reads `token` percent-decoded (Hono's c.req.query: the query after the first
-    # `?`, split on `&`, each name up to its first `=` decoded once), so `%74oken=`, `toke%6E=`,
-    # `%74%6F%6B%65%6E=` are tokens too. The test is on the query as sent: the five letters in a
-    # row, each plain or percent-encoded (hex of either case), in either case, anywhere after the
-    # `?`. That is wider than the gateway's notion, never narrower (it also passes `Token=`,
-    # `x=token`, `;token=`): a query that merely mentions a token costs a cache miss, no more.
-    # test/varnish-spellings.test.ts has the table of spellings.
+    # `?`, split on `&`, each name up to its first `=`, `+` and %XX decoded once), so `%74oken=`,
+    # `toke%6E=`, `%74%6F%6B%65%6E=` are tokens too. Its name then starts right after a `?` or
+    # `&` with the five letters, each plain or percent-encoded (nothing decodes to nothing), so
+    # the test is that, on the URL as sent, in either case and either case of hex, `;` counted as
+    # a separator too: wider than the gateway's notion (`Token=`, `;token=`, `token%3D` pass as
+    # well), never narrower. test/varnish-spellings.test.ts has the table of spellings. No `.*`
+    # in it: on a 12 KB query, `\?.*token` exceeded PCRE's match limit and failed the request.
     # Fastly: the same condition with return(pass). Cloudflare: a Cache Rule "bypass cache"
     # when `lower(url_decode(http.request.uri.query)) contains "token"`.
-    if (req.url ~ "(?i)\?.*(t|%[57]4)(o|%[46]f)(k|%[46]b)(e|%[46]5)(n|%[46]e)") {
+    if (req.url ~ "(?i)[?&;](t|%[57]4)(o|%[46]f)(k|%[46]b)(e|%[46]5)(n|%[46]e)") {
         return (pass);
     }
 
