@@ -8,8 +8,10 @@
  * Requests go out with their target exactly as written (test/helpers/raw-target.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERRORS } from '@snapdeck/contract';
 import { DeckStore } from '@snapdeck/store';
 import { idGenerator, importLines, startDeckEnv, withDb, type DeckLine, type DeckTestEnv } from './helpers/decks.ts';
+import { guardedPaths, spellingsOf, type GuardedPath } from './helpers/path-spellings.ts';
 import { requestTarget, requestsByRoute } from './helpers/raw-target.ts';
 import { startVarnish, type VarnishTestServer } from './helpers/varnish-server.ts';
 
@@ -138,5 +140,97 @@ describe('issue 18 item 5: a token parameter, however spelled, never enters a ca
     for (const spell of NEAR_MISSES) rows.push(await trySpelling(spell, 'deck'));
     expect(rows.filter((row) => row.readAsToken).map((row) => row.query)).toEqual([]);
     expect(rows.filter((row) => row.hits > 0 || row.reachedGateway !== 2).map((row) => row.query)).toEqual([]);
+  });
+});
+
+// ── issue 23 item 2 ────────────────────────────────────────────────────────────────────────────
+
+const PLACEHOLDER_PATHS = guardedPaths({ deck: publicDeck, card: 'CARD', token: 'TOKEN' });
+const SPELLED_COUNT = PLACEHOLDER_PATHS.reduce((n, p) => n + spellingsOf(p.path).length, 0);
+
+interface PathRow {
+  path: string;
+  spelling: string;
+  status: number;
+  error: string;
+  /** Answered by the guarded path's route (through the gateway, or a hit stored from it). */
+  reached: boolean;
+  /** The gateway answered it at all (on any route, or none). */
+  forwarded: boolean;
+}
+
+/** One request through the cache, and what the gateway's counters say happened to it. */
+async function throughCache(guarded: GuardedPath, target: string, previous: Map<string, number>): Promise<{ status: number; error: string; reached: boolean; forwarded: boolean; counts: Map<string, number> }> {
+  const headers: Record<string, string> = guarded.key ? { 'X-API-Key': env.key } : {};
+  const r = await requestTarget(cache.url, target, { method: guarded.method, headers });
+  const counts = await requestsByRoute(env.gateway.url);
+  const delta = (route: string) => (counts.get(route) ?? 0) - (previous.get(route) ?? 0) - (route === '/metrics' ? 1 : 0);
+  let total = 0;
+  for (const route of counts.keys()) total += delta(route);
+  let error = '';
+  try {
+    error = JSON.parse(r.body.toString()).error ?? '';
+  } catch {
+    // not JSON (a page, the metrics text)
+  }
+  // Served by the guarded route: the gateway answered it there (not with its own path check's
+  // 400), or the cache served what it had stored from there.
+  const reached = (delta(guarded.route) > 0 && error !== ERRORS.invalidPath) || r.headers['x-cache'] === 'HIT';
+  return { status: r.status, error, reached, forwarded: total > 0, counts };
+}
+
+describe('issue 23 item 2: every rule of the VCL holds for every spelling of a path', () => {
+  const guarded = () => guardedPaths({ deck: publicDeck, card: env.catalogs.digimon![0]!.id, token: privateLink });
+
+  it('the measurement sees a reach: each path spelled normally reaches its route, but /metrics, refused by the cache', async () => {
+    let counts = await requestsByRoute(env.gateway.url);
+    for (const p of guarded()) {
+      const seen = await throughCache(p, p.path + p.query, counts);
+      counts = seen.counts;
+      expect(seen.reached, p.path).toBe(p.path !== '/metrics');
+      if (p.path === '/metrics') expect([seen.status, seen.error]).toEqual([404, ERRORS.notFound]);
+    }
+  });
+
+  it('a target in absolute form is held to the same rules: Varnish reduces http://host/path to the path; others are refused', async () => {
+    let counts = await requestsByRoute(env.gateway.url);
+    const metrics = guarded().find((p) => p.path === '/metrics')!;
+    for (const [target, status, error] of [
+      ['http://127.0.0.1/metrics', 404, ERRORS.notFound],
+      ['HTTP://127.0.0.1/metrics', 404, ERRORS.notFound],
+      ['https://127.0.0.1/metrics', 400, ERRORS.invalidPath],
+      ['http://127.0.0.1', 400, ERRORS.invalidPath],
+      ['*', 400, ERRORS.invalidPath],
+    ] as const) {
+      const seen = await throughCache(metrics, target, counts);
+      counts = seen.counts;
+      expect({ target, status: seen.status, error: seen.error, forwarded: seen.forwarded }).toEqual({ target, status, error, forwarded: false });
+    }
+  });
+
+  it(`0 of ${SPELLED_COUNT} spellings of ${PLACEHOLDER_PATHS.length} VCL-guarded paths reach their route through Varnish; each is refused by the cache: 400 "Invalid request path"`, async () => {
+    const rows: PathRow[] = [];
+    let counts = await requestsByRoute(env.gateway.url);
+    for (const p of guarded()) {
+      for (const spelling of spellingsOf(p.path)) {
+        const seen = await throughCache(p, spelling.target + p.query, counts);
+        counts = seen.counts;
+        rows.push({ path: p.path, spelling: spelling.name, status: seen.status, error: seen.error, reached: seen.reached, forwarded: seen.forwarded });
+      }
+    }
+    const reached = rows.filter((row) => row.reached);
+    const bySpelling = new Map<string, { spelled: number; reached: number; refusedByCache: number }>();
+    for (const row of rows) {
+      const entry = bySpelling.get(row.spelling) ?? { spelled: 0, reached: 0, refusedByCache: 0 };
+      entry.spelled++;
+      if (row.reached) entry.reached++;
+      if (!row.forwarded && row.status === 400 && row.error === ERRORS.invalidPath) entry.refusedByCache++;
+      bySpelling.set(row.spelling, entry);
+    }
+    console.table(Object.fromEntries(bySpelling));
+    console.log(`path spellings that reach a VCL-protected path through Varnish: ${reached.length} of ${rows.length}`);
+    expect(rows.length).toBe(SPELLED_COUNT);
+    expect(reached.map((row) => `${row.spelling}: ${row.path} → ${row.status}`)).toEqual([]);
+    expect(rows.filter((row) => row.forwarded || row.status !== 400 || row.error !== ERRORS.invalidPath)).toEqual([]);
   });
 });
