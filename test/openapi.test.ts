@@ -118,6 +118,8 @@ describe('the published document (issue "Partner kit")', () => {
       // All but the parser's 431, answered before any request id exists.
       for (const [status, response] of Object.entries<any>(op.responses)) expect(response.headers['X-Request-Id']?.required ?? false, `${where} ${status}`).toBe(status !== '431');
       expect(op.responses[431].description, where).toContain('"Request header fields too large"');
+      // The path check comes before any route, so every operation can answer it.
+      expect(op.responses[400].description, where).toContain('"Invalid request path"');
       expect(op.description?.length, where).toBeGreaterThan(20);
       expect(op.tags?.length, where).toBe(1);
       expect(doc.tags.map((t: any) => t.name), where).toContain(op.tags[0]);
@@ -195,7 +197,7 @@ describe('the response validator every HTTP test goes through (test/setup/valida
     const base = { 'x-request-id': 'r', 'cache-control': 'no-store', 'content-type': 'application/json' };
     const check = (status: number, headers: Record<string, string>, body: unknown, method = 'GET', at = url) =>
       v.check({ method, url: at, status, headers: new Headers(headers), text: typeof body === 'string' ? body : JSON.stringify(body) });
-    expect(check(400, base, { error: 'x' })[0]).toContain('status 400 is not documented');
+    expect(check(403, base, { error: 'x' })[0]).toContain('status 403 is not documented');
     expect(check(401, base, { error: 'Nope' })[0]).toContain('"Nope" is not listed');
     expect(check(401, { ...base, 'x-request-id': 'bad id!' }, { error: 'API key required' })[0]).toContain('header X-Request-Id');
     expect(check(401, { 'cache-control': 'no-store', 'content-type': 'application/json' }, { error: 'API key required' })[0]).toContain('required header X-Request-Id is missing');

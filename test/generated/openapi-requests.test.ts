@@ -14,8 +14,8 @@
  * - an error is JSON `{error}` (plus an optional `detail`) whose string the document lists;
  * - a request the document says is invalid (a value outside its parameter schema, a missing
  *   required parameter, a body outside the request schema, a method the path lacks) gets a 4xx;
- * - the precedence of decisions.md: 401 → 429 → 403 → 400 (required parameter missing) → 404
- *   (unknown game) → 400 (other parameters).
+ * - the precedence of decisions.md: 400 (path not in normal form) → 401 → 429 → 403 → 400
+ *   (required parameter missing) → 404 (unknown game) → 400 (other parameters).
  *
  * SNAPDECK_CASES (test/helpers/cases.ts) sets the number of requests; a failure prints its seed,
  * the replay line and a curl line.
@@ -409,6 +409,14 @@ async function checkOne(request: GeneratedRequest): Promise<void> {
     expect(r.body, where).toEqual({ error: ERRORS.headersTooLarge });
     const response = request.op.op.responses[431] ?? request.op.op.responses.default;
     expect(response, `${where}\nstatus 431 documented for ${opName}`).toBeDefined();
+    return;
+  }
+  // A path not in normal form is refused before any other check (decisions.md): an encoded `/`
+  // (a path value with `/` in it) or `//` (an empty value inside the path). fetch has already
+  // resolved plain and encoded dot segments.
+  if (/\/\/|%2f/i.test(new URL(urlOf(request)).pathname)) {
+    expect([r.status, r.body], where).toEqual([400, { error: ERRORS.invalidPath }]);
+    expect(documentedErrors(request.op.op.responses[400]), `${where}\n400 documented for ${opName}`).toContain(ERRORS.invalidPath);
     return;
   }
   // An empty, `.` or `..` path segment makes another URL (fetch resolves dot segments).

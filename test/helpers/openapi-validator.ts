@@ -1,13 +1,15 @@
 /**
  * Checks one HTTP response against an OpenAPI document, the way a partner's validator would:
  * the operation is found by method and path, the status must be documented (an undocumented
- * one may only be the `default` 404 "Not found" / 405 "Method not allowed"), the error string
+ * one may only be the `default` 404 "Not found" / 405 "Method not allowed" / 400 "Invalid request
+ * path"), the error string
  * must be one the response lists, the content type must be documented, the JSON body must
  * validate with ajv (JSON Schema 2020-12) against the document's schema, and every documented
  * header must be present when required and match its schema when present.
  */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { ERRORS } from '@snapdeck/contract';
 
 type Doc = { paths: Record<string, Record<string, any>>; components: Record<string, unknown>; servers?: Array<{ url: string }> };
 
@@ -83,7 +85,9 @@ export class OpenApiValidator {
     if (!operation) {
       // No operation: an unknown route (404) or a method the route does not have (405).
       const expected = item ? 405 : 404;
-      if (r.status !== expected) fail(`expected ${expected} for ${item ? 'a method the path does not have' : 'an undocumented path'}`);
+      // A path not in normal form (`//`, `%2F` …) is refused on any path, documented in `default`.
+      const invalidPath = r.status === 400 && body?.error === ERRORS.invalidPath;
+      if (r.status !== expected && !invalidPath) fail(`expected ${expected} for ${item ? 'a method the path does not have' : 'an undocumented path'}`);
       const any = item ? Object.entries(item).find(([k]) => METHODS.includes(k))![1] : Object.values(Object.values(this.doc.paths)[0]!)[0];
       response = any.responses.default;
     } else {

@@ -15,6 +15,8 @@ export const ERRORS = {
   // Requests the HTTP parser refuses before any route sees them (gateway http/client-error.ts).
   headersTooLarge: 'Request header fields too large',
   badRequest: 'Malformed HTTP request',
+  // A path with dot segments, encoded dots or slashes, or `//`, before any other check (gateway http/request-path.ts).
+  invalidPath: 'Invalid request path',
 
   gameNotFound: 'Game not found',
   cardNotFound: 'Card not found',
@@ -49,6 +51,7 @@ export const ERROR_STATUS: Record<keyof typeof ERRORS, number> = {
   methodNotAllowed: 405,
   headersTooLarge: 431,
   badRequest: 400,
+  invalidPath: 400,
   gameNotFound: 404,
   cardNotFound: 404,
   invalidCardId: 400,

@@ -3,10 +3,11 @@ import type { Logger } from 'pino';
 import type { StoreSource } from '@snapdeck/store';
 import type { GatewayEnv } from './env.ts';
 import { pipeline, type ErrorResponder, type Step } from './http/pipeline.ts';
+import { requireNormalPath } from './http/request-path.ts';
 import { sendError } from './http/response.ts';
 import { accessLog } from './middleware/access-log.ts';
 import { requireApiKey } from './middleware/api-key.ts';
-import { commonHeaders } from './middleware/common-headers.ts';
+import { commonHeaders, corsPreflight } from './middleware/common-headers.ts';
 import { deprecationHeaders, type Deprecation } from './middleware/deprecation.ts';
 import { useStore } from './middleware/store.ts';
 import type { GatewayMetrics } from './metrics.ts';
@@ -60,8 +61,12 @@ export function answerFailure(log: Logger): ErrorResponder {
 export function createRouter(app: Hono<GatewayEnv>, parts: GatewayParts): GatewayRoutes {
   const failed = answerFailure(parts.log);
   const deprecations = deprecationHeaders(parts.deprecations);
-  /** The steps every request goes through, before its route's own. */
-  const frame = (route: string): Step[] => [accessLog(parts.log, route, parts.metrics), commonHeaders, ...(deprecations ? [deprecations] : [])];
+  /**
+   * The steps every request goes through, before its route's own. The path check comes first
+   * of all checks (decisions.md: before 401, 404, 405, 429, preflights), once the common headers
+   * its 400 carries are set.
+   */
+  const frame = (route: string): Step[] => [accessLog(parts.log, route, parts.metrics), commonHeaders, requireNormalPath, corsPreflight, ...(deprecations ? [deprecations] : [])];
   // Errors outside any route's steps (Hono itself); the steps answer their own.
   app.onError(failed);
   return {

@@ -68,6 +68,8 @@ const KEYED_ERRORS = [
   err(401, 'The X-API-Key header is missing, or the key is unknown, malformed or revoked', 'apiKeyRequired', 'invalidApiKey'),
 ];
 const COMMON_ERRORS = [
+  // Checked on every path before anything else (decisions.md), so every operation can answer it.
+  err(400, 'The request path is not in normal form: a `.` or `..` segment (plain or percent-encoded), an encoded `/`, or `//`; refused before any other check', 'invalidPath'),
   err(429, `The quota of the current ${QUOTA_WINDOW_SECONDS / 60}-minute window is used up; retry after Retry-After seconds`, 'rateLimitExceeded'),
   err(500, 'Internal error (the server logs why, under the X-Request-Id); retry with exponential backoff', 'internal'),
 ];
@@ -335,8 +337,10 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Record<strin
       // A 401 is answered before the quota is counted; a 429 always reports it.
       const required: HeaderName[] = [...always, 'Cache-Control', ...(e.status === 429 ? [...metered, 'Retry-After' as const] : [])];
       const optional: HeaderName[] = e.status === 401 || e.status === 429 ? [] : [...metered];
+      // An operation's own 400 and the path check's share one response: descriptions joined.
+      const before = responses[e.status] as { description: string } | undefined;
       responses[e.status] = {
-        description: `${e.description}. Error strings: ${quoted(e.errors)}`,
+        description: `${before ? `${before.description}. Or: ` : ''}${e.description}. Error strings: ${quoted(e.errors)}`,
         headers: headerObjects(required, optional),
         content: jsonOf(ref('Error')),
       };
@@ -348,7 +352,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Record<strin
       content: jsonOf(ref('Error')),
     };
     responses.default = {
-      description: `Any other error: 404 ${quoted(['notFound'])} (unknown route), 405 ${quoted(['methodNotAllowed'])} (with Allow), 400 ${quoted(['badRequest'])} (bytes that are not HTTP)`,
+      description: `Any other error: 404 ${quoted(['notFound'])} (unknown route), 405 ${quoted(['methodNotAllowed'])} (with Allow), 400 ${quoted(['badRequest'])} (bytes that are not HTTP), 400 ${quoted(['invalidPath'])} (a path not in normal form, on any path)`,
       headers: headerObjects(always, ['Cache-Control']),
       content: jsonOf(ref('Error')),
     };

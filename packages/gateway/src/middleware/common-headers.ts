@@ -10,22 +10,12 @@ export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Access-C
 
 /**
  * Headers every response carries (decisions.md): nosniff and CORS for any origin, plus a request
- * id (the caller's X-Request-Id when it is sane, a new one otherwise). Answers CORS preflights.
+ * id (the caller's X-Request-Id when it is sane, a new one otherwise).
  */
 export const commonHeaders: Step = (c, next) => {
   const given = c.req.header('x-request-id');
   const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
   c.set('requestId', requestId);
-  if (c.req.method === 'OPTIONS') {
-    return c.body(null, 204, {
-      'Access-Control-Allow-Origin': SECURITY_HEADERS['Access-Control-Allow-Origin'],
-      'Access-Control-Allow-Methods': ALLOWED_METHODS,
-      'Access-Control-Allow-Headers': ALLOWED_HEADERS,
-      'Access-Control-Max-Age': '86400',
-      'X-Content-Type-Options': SECURITY_HEADERS['X-Content-Type-Options'],
-      'X-Request-Id': requestId,
-    });
-  }
   // Every response is made by http/response.ts, which starts from these (errors included).
   // A literal, not `...SECURITY_HEADERS`: the spread made every request's header object slower
   // to build and to extend (hitsPerPage=100 pages: 11,700 → 9,300 req/s, interleaved A/B runs).
@@ -36,4 +26,17 @@ export const commonHeaders: Step = (c, next) => {
     'X-Request-Id': requestId,
   });
   return next();
+};
+
+/** Answers CORS preflights (after the path check: a preflight to a path not in normal form is a 400 too). */
+export const corsPreflight: Step = (c, next) => {
+  if (c.req.method !== 'OPTIONS') return next();
+  return c.body(null, 204, {
+    'Access-Control-Allow-Origin': SECURITY_HEADERS['Access-Control-Allow-Origin'],
+    'Access-Control-Allow-Methods': ALLOWED_METHODS,
+    'Access-Control-Allow-Headers': ALLOWED_HEADERS,
+    'Access-Control-Max-Age': '86400',
+    'X-Content-Type-Options': SECURITY_HEADERS['X-Content-Type-Options'],
+    'X-Request-Id': c.get('requestId'),
+  });
 };
