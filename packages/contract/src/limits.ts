@@ -52,3 +52,11 @@ export function findControlCharacter(text: string): { index: number; codePoint: 
 export function singleLine(text: string): string {
   return text.replace(CONTROL_CHARACTERS, ' ');
 }
+
+/**
+ * `decks import`: the longest line read, in bytes. A legal deck is far below it (1,000 card
+ * entries with the longest ids and zones and 200-character names: about 210 KB); the cap bounds the
+ * memory one line may take, so a file with no line breaks is refused by its line number instead
+ * of exhausting the process.
+ */
+export const DECK_IMPORT_LINE_MAX_BYTES = 1024 * 1024;

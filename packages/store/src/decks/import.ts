@@ -1,5 +1,3 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { OperatorError } from '@snapdeck/contract';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/database.ts';
@@ -214,13 +212,4 @@ export async function importDecks(db: Db, lines: ImportSource, options: ImportOp
   }
   result.elapsedMs = performance.now() - started;
   return result;
-}
-
-/** Lines of a file, streamed (a million-deck file is never held in memory). */
-export function fileLines(file: string): AsyncIterable<string> {
-  return createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-}
-
-export function importDecksFromFile(db: Db, file: string, options: ImportOptions = {}): Promise<ImportResult> {
-  return importDecks(db, fileLines(file), options);
 }
