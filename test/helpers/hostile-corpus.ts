@@ -69,9 +69,3 @@ export const hostileString = (): fc.Arbitrary<string> =>
     fc.array(fc.constantFrom(...CONTROL_CHARACTERS, ...LINE_BREAKS, ...ODD_UNICODE, 'a', '-', '/', ' '), { minLength: 1, maxLength: 12 }).map((parts) => parts.join('')),
     fc.string({ unit: 'binary', maxLength: 40 }),
   );
-
-/**
- * fast-check: a zone id an attacker would store: a property name, a word the import grammar
- * accepts, or anything hostile.
- */
-export const hostileZoneId = (): fc.Arbitrary<string> => fc.oneof(fc.constantFrom(...PROPERTY_NAMES), fc.constantFrom('constructor', 'to-string', 'value-of', 'x'), hostileString());
