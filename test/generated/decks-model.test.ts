@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS_REPLAY_PATH, casesFor, fcParams } from '../helpers/cases.ts';
 import { BOTH_SCOPES, importLines, iso, startDeckEnv, type DeckLine, type DeckTestEnv } from '../helpers/decks.ts';
 import { idGenerator } from '../helpers/decks.ts';
+import { ODD_UNICODE, PROPERTY_NAMES } from '../helpers/hostile-corpus.ts';
 
 const GAMES = ['digimon', 'gundam'] as const;
 type Game = (typeof GAMES)[number];
@@ -99,15 +100,16 @@ function lineOf(deck: ModelDeck, cardId: string): DeckLine {
   return {
     id: deck.id,
     gameId: deck.gameId,
-    name: `deck ${deck.id.slice(0, 8)}`,
-    ownerDisplayName: 'model',
+    // Text fields and zone from the hostile corpus (legal for the import), picked by the deck's id.
+    name: `deck ${deck.id.slice(0, 8)} ${ODD_UNICODE[parseInt(deck.id.slice(0, 2), 16) % ODD_UNICODE.length]}`,
+    ownerDisplayName: PROPERTY_NAMES[parseInt(deck.id.slice(2, 4), 16) % PROPERTY_NAMES.length]!,
     visibility: deck.visibility,
     createdAt: iso(deck.createdAt),
     updatedAt: iso(deck.updatedAt),
     copyCount: deck.copyCount,
     viewCount: deck.viewCount,
     likeCount: deck.likeCount,
-    cards: [{ cardId, quantity: 1 }],
+    cards: [{ cardId, quantity: 1, zoneId: 'constructor' }],
   };
 }
 

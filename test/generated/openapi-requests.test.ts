@@ -31,6 +31,7 @@ import { writeGeneratedCatalog } from '../helpers/catalog.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { casesFor, fcParams } from '../helpers/cases.ts';
 import { responseValidation } from '../helpers/response-validation.ts';
+import { CONTROL_CHARACTERS, FORGED_LINES, ODD_UNICODE, PROPERTY_NAMES, hasControlCharacter, hostileString } from '../helpers/hostile-corpus.ts';
 import { BOTH_SCOPES, idGenerator, importLines, startDeckEnv, startExtraGateway, withDb, type DeckLine, type DeckTestEnv } from '../helpers/decks.ts';
 
 type KeyKind = 'full' | 'noScope' | 'exhausted' | 'revoked' | 'malformed' | 'random' | 'missing';
@@ -119,15 +120,17 @@ beforeAll(async () => {
   keys.random = `sd_live_${'0123456789abcdef'.repeat(2)}`;
   await fetch(`${gateway.url}/v1/games`, { headers: { 'X-API-Key': keys.exhausted! } });
 
-  // Decks: public and private in every game, a deleted one, and tokens of each kind.
+  // Decks: public and private in every game, a deleted one, and tokens of each kind. Names and
+  // owners are odd but legal text from the hostile corpus; the third card of each deck gets a
+  // hostile zone below.
   const lines: DeckLine[] = [];
   for (const game of GAME_SLUGS) {
     for (let i = 0; i < 6; i++) {
       lines.push({
         id: newId(),
         gameId: game,
-        name: `${game} ${i}`,
-        ownerDisplayName: 'generated',
+        name: `${game} ${i} ${ODD_UNICODE[i % ODD_UNICODE.length]}`,
+        ownerDisplayName: PROPERTY_NAMES[i % PROPERTY_NAMES.length]!,
         visibility: i % 3 === 0 ? 'private' : 'public',
         createdAt: '2026-02-01T00:00:00Z',
         updatedAt: `2026-02-0${1 + i}T00:00:00Z`,
@@ -137,6 +140,15 @@ beforeAll(async () => {
     }
   }
   await importLines(env.dbFile, lines);
+  // Zone ids the import grammar refuses but a database may hold (a restored store, an older
+  // import): every Object.prototype name, control characters, forged lines. Written into the
+  // SQLite file as they are, so every export format meets them.
+  const hostileZones = [...PROPERTY_NAMES, FORGED_LINES, ...CONTROL_CHARACTERS.map((c) => `zone${c}x`)];
+  withDb(env.dbFile, (db) => {
+    const cards = db.prepare<[], { deck_seq: number; position: number }>('SELECT deck_seq, position FROM deck_cards WHERE position = 2 ORDER BY deck_seq').all();
+    const setZone = db.prepare('UPDATE deck_cards SET zone_id = ? WHERE deck_seq = ? AND position = ?');
+    cards.forEach((card, i) => setZone.run(hostileZones[i % hostileZones.length], card.deck_seq, card.position));
+  });
   const gone = newId();
   await importLines(env.dbFile, [{ ...lines[1]!, id: gone }]);
   await importLines(env.dbFile, [{ id: gone, deleted: true }]);
@@ -240,6 +252,8 @@ function brokenValue(parameter: Parameter): fc.Arbitrary<[string, string]> {
     fc.constantFrom(...ODD).map((v) => ['odd', v] as [string, string]),
     fc.integer({ min: 1000, max: 20_000 }).map((n) => ['huge', 'x'.repeat(n)] as [string, string]),
     fc.string({ unit: 'binary', maxLength: 12 }).map((v) => ['unicode', v] as [string, string]),
+    // A lone surrogate cannot be percent-encoded into a URL: a client sends U+FFFD instead.
+    hostileString().map((v) => ['hostile', v.replace(/[\ud800-\udfff]/gu, '\ufffd')] as [string, string]),
   ];
   if (schema.type === 'integer') {
     options.push(fc.constantFrom('abc', '1.5', '', '1e2', ' 7', '99999999999999999999').map((v) => ['wrong type', v] as [string, string]));
@@ -447,6 +461,12 @@ async function checkOne(request: GeneratedRequest): Promise<void> {
       const validate = validatorFor(schema);
       expect(validate(r.body), `${where}\nbody valid: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(true);
     }
+  }
+  // A text export never writes a line break (or another control character) that came from data.
+  if (r.status === 200 && contentType === 'text/plain') {
+    expect(hasControlCharacter(r.text.replaceAll('\n', '')), `${where}\nno control character but line breaks`).toBe(false);
+    // No deck here has a sideboard: such a line could only come from FORGED_LINES.
+    expect(r.text.split('\n').filter((line) => /^(\/\/|#) Sideboard$|^4 Fake/.test(line)), `${where}\nno forged line`).toEqual([]);
   }
   if (r.status >= 400) {
     expect(r.body, where).toBeTypeOf('object');

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killOnExit } from './processes.ts';
+import { scanCliOutput, scanForSecrets } from './secret-scan.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI = join(ROOT, 'packages', 'cli', 'bin', 'snapdeck.js');
@@ -32,6 +33,11 @@ export async function startCliGateway(args: string[], options: { env?: Record<st
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  // Its output (logs included) is scanned for secrets once it has all been read (helpers/secret-scan.ts).
+  child.once('close', () => {
+    scanForSecrets('snapdeck serve stdout', stdout);
+    scanForSecrets('snapdeck serve stderr', stderr);
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`snapdeck serve printed no URL within ${options.timeoutMs ?? 30_000} ms:\n${stderr}`)), options.timeoutMs ?? 30_000);
     const check = () => {
@@ -75,8 +81,10 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
-    child.once('exit', (code, signal) => {
+    // 'close': the output is complete (all of stdout and stderr read), then scanned for secrets.
+    child.once('close', (code, signal) => {
       clearTimeout(timer);
+      scanCliOutput(args, stdout, stderr);
       resolve({ code: code ?? signal ?? -1, stdout, stderr });
     });
   });

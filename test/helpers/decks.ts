@@ -20,9 +20,9 @@ import { FsDriver, build } from '@snapdeck/snapshot';
 import { startGateway, type GatewayConfig, type RunningGateway } from '@snapdeck/gateway';
 import { importDecks, openDatabase, type Db, type DeckImportLine, type ImportResult } from '@snapdeck/store';
 import { prng, uuidFrom } from '../../scripts/lib/deck-generator.ts';
-import pino from 'pino';
 import { writeGeneratedCatalog } from './catalog.ts';
 import { startTestGateway, tempDir, type TestGateway } from './harness.ts';
+import { scannedLog } from './secret-scan.ts';
 
 export const TEXT_PLAIN = 'text/plain; charset=utf-8';
 export const BOTH_SCOPES = ['decks:browse:public', 'decks:read:public'];
@@ -108,7 +108,7 @@ export async function startExtraGateway(env: DeckTestEnv, config: Partial<Gatewa
     snapshots: env.snapshots,
     db: env.dbFile,
     pointerTtlMs: 50,
-    log: pino({ level: 'silent' }),
+    log: scannedLog('gateway'),
     ...config,
   });
   return { ...gateway, client: await DeckClient.create(gateway.url) };

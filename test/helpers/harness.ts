@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import { startGateway, type RunningGateway } from '@snapdeck/gateway';
 import { KeyStore, openDatabase } from '@snapdeck/store';
+import { scannedLog } from './secret-scan.ts';
 
 /** A fresh temporary folder, removed by the returned cleanup. */
 export async function tempDir(prefix = 'snapdeck-test-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
@@ -26,7 +26,7 @@ export async function startTestGateway(options: { snapshots: string; db: string;
     db: options.db,
     pointerTtlMs: options.pointerTtlMs ?? 100,
     cacheBytes: options.cacheBytes,
-    log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    log: scannedLog('gateway'),
   });
   return {
     ...gateway,

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3Driver, s3OptionsFromEnv, type S3DriverOptions } from '@snapdeck/snapshot';
 import { freePort, killOnExit, stopProcess } from './processes.ts';
+import { S3_TEST_SECRET } from './test-credentials.ts';
 
 /**
  * A real S3-compatible server for tests: moto (`python3 -m moto.server`, part of this machine's
@@ -127,13 +128,13 @@ export async function startS3Server(options: { bucket?: string; timeoutMs?: numb
 
   const env: Record<string, string> = {
     AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_SECRET_ACCESS_KEY: S3_TEST_SECRET,
     AWS_REGION: 'us-east-1',
     SNAPDECK_S3_ENDPOINT: endpoint,
     // No stray profile or instance-metadata lookups from the test's children.
     AWS_EC2_METADATA_DISABLED: 'true',
   };
-  const admin = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  const admin = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: S3_TEST_SECRET } });
   const createBucket = () => admin.send(new CreateBucketCommand({ Bucket: bucket }));
   await createBucket();
 

@@ -32,3 +32,31 @@ export const ADDRESS_QUOTA_DEFAULT = 3000;
  * decimal digits. A larger quota could not be announced correctly.
  */
 export const QUOTA_MAX = 999_999_999_999_999;
+
+/**
+ * decisions.md "Cards": the control characters (U+0000–U+001F, U+007F–U+009F, U+2028, U+2029) a
+ * single-line text field never holds: in a text export a line break or another control character
+ * from data would forge lines. The build refuses card names with one; deck import refuses them in
+ * a deck's name and owner; exports replace any that reach them anyway (singleLine).
+ */
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, 'g');
+
+/** Where the first control character of `text` is and which it is (`U+000A`), or null. */
+export function findControlCharacter(text: string): { index: number; codePoint: string } | null {
+  const match = CONTROL_CHARACTER.exec(text);
+  return match ? { index: match.index, codePoint: `U+${match[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}` } : null;
+}
+
+/** `text` with every control character replaced by a space: what an export prints on one line. */
+export function singleLine(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, ' ');
+}
+
+/**
+ * `decks import`: the longest line read, in bytes. A legal deck is far below it (1,000 card
+ * entries with the longest ids and zones and 200-character names: about 210 KB); the cap bounds the
+ * memory one line may take, so a file with no line breaks is refused by its line number instead
+ * of exhausting the process.
+ */
+export const DECK_IMPORT_LINE_MAX_BYTES = 1024 * 1024;

@@ -121,8 +121,11 @@ export const gaTtsResponse = envelope(
   z.object({
     id: deckIdSchema,
     name: z.string(),
-    /** Every Grand Archive zone, always (the deck's cards of any other zone come after them). */
-    zones: byZone(GAME_ZONES['grand-archive'], z.array(gaTtsCardSchema)),
+    /**
+     * Every Grand Archive zone, always; the deck's cards of any other zone come after them, each
+     * zone under its own id (a zoneId is an open string, so the strict document allows them too).
+     */
+    zones: byZone(GAME_ZONES['grand-archive'], z.array(gaTtsCardSchema)).catchall(z.array(gaTtsCardSchema)),
   }),
 );
 

@@ -6,14 +6,23 @@ import { OperatorError, CARD_ID_PATTERN, CARD_MODELS, findGame, type GameSlug } 
 /** One problem with one line of a catalog file, in the form an operator can act on. */
 export interface CatalogProblem {
   file: string;
+  game: GameSlug;
   line: number;
+  /** The line's card id, when it has a string one (null for a line that is not JSON). */
+  cardId: string | null;
   field: string;
   reason: string;
 }
 
+/** An id as the message shows it: quoted (escapes and all) unless it is a well-formed card id. */
+function shownId(id: string | null): string {
+  if (id === null) return '(no id)';
+  return CARD_ID_PATTERN.test(id) ? id : JSON.stringify(id);
+}
+
 export class CatalogInvalidError extends OperatorError {
   constructor(readonly problems: CatalogProblem[], readonly total: number) {
-    const shown = problems.map((p) => `  ${p.file}:${p.line}: ${p.field}: ${p.reason}`).join('\n');
+    const shown = problems.map((p) => `  ${p.file}:${p.line}: ${p.field}: ${p.reason} (${p.game} card ${shownId(p.cardId)})`).join('\n');
     const more = total > problems.length ? `\n  … and ${total - problems.length} more` : '';
     super(`catalog is invalid (${total} problem${total === 1 ? '' : 's'}); nothing was published:\n${shown}${more}`);
   }
@@ -42,9 +51,9 @@ export async function readCatalog(file: string, game: GameSlug, onLine?: (line: 
   const firstLine = new Map<string, number>();
   const problems: CatalogProblem[] = [];
   let total = 0;
-  const problem = (line: number, field: string, reason: string) => {
+  const problem = (line: number, cardId: string | null, field: string, reason: string) => {
     total += 1;
-    if (problems.length < MAX_REPORTED) problems.push({ file, line, field, reason });
+    if (problems.length < MAX_REPORTED) problems.push({ file, game, line, cardId, field, reason });
   };
 
   const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
@@ -57,24 +66,25 @@ export async function readCatalog(file: string, game: GameSlug, onLine?: (line: 
     try {
       value = JSON.parse(text);
     } catch (error) {
-      problem(lineNumber, '(line)', `not valid JSON: ${(error as Error).message}`);
+      problem(lineNumber, null, '(line)', `not valid JSON: ${(error as Error).message}`);
       continue;
     }
     const parsed = model.card.safeParse(value);
     if (!parsed.success) {
+      const id = (value as { id?: unknown } | null)?.id;
       for (const issue of parsed.error.issues) {
-        problem(lineNumber, issue.path.length ? issue.path.join('.') : '(card)', issue.message);
+        problem(lineNumber, typeof id === 'string' ? id : null, issue.path.length ? issue.path.join('.') : '(card)', issue.message);
       }
       continue;
     }
     const card = parsed.data;
     if (!CARD_ID_PATTERN.test(card.id) || !pattern.test(card.id)) {
-      problem(lineNumber, 'id', `${JSON.stringify(card.id)} is not a ${game} card id (expected ${pattern})`);
+      problem(lineNumber, card.id, 'id', `${JSON.stringify(card.id)} is not a ${game} card id (expected ${pattern})`);
       continue;
     }
     const seen = firstLine.get(card.id);
     if (seen !== undefined) {
-      problem(lineNumber, 'id', `duplicate card id ${card.id} (first on line ${seen})`);
+      problem(lineNumber, card.id, 'id', `duplicate card id ${card.id} (first on line ${seen})`);
       continue;
     }
     firstLine.set(card.id, lineNumber);

@@ -2,6 +2,7 @@
 export * from './db/database.ts';
 export { MIGRATIONS } from './db/migrations.ts';
 export * from './keys/store.ts';
+export * from './keys/secrets.ts';
 export * from './decks/index.ts';
 export * from './source.ts';
 export * from './published/layout.ts';

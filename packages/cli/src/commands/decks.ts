@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { OperatorError } from '@snapdeck/contract';
+import { DECK_IMPORT_LINE_MAX_BYTES, OperatorError } from '@snapdeck/contract';
 import { DeckImportError, importDecksFromFile, openDatabase } from '@snapdeck/store';
 import { dbOption } from '../options.ts';
 import { outputOf } from '../output.ts';
@@ -34,6 +34,7 @@ or a deletion:
   {"id": "<uuid v4>", "deleted": true}
 gameId is one of digimon, gundam, grand-archive, chrono-core; visibility public or private; the
 counters default to 0; zoneId is optional. Timestamps are ISO 8601 with a zone (Z or +hh:mm).
+The file is UTF-8 (invalid bytes are refused); one line may have at most ${DECK_IMPORT_LINE_MAX_BYTES / 1024 / 1024} MiB.
 
 Examples:
   $ npx snapdeck decks import decks.jsonl

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
 import { apiKeyKey } from '@snapdeck/gateway';
-import { KEY_CHANGE_CHECK_MS, KeyStore, SCOPES, openDatabase, type ApiKey } from '@snapdeck/store';
+import { KEY_CHANGE_CHECK_MS, KEY_ID_PATTERN, KeyStore, SCOPES, openDatabase, redactSecret, type ApiKey } from '@snapdeck/store';
 import { outputOf } from '../output.ts';
 import { dbOption, quota } from '../options.ts';
 import { purgeAfterChange, purgeHelp, purgeTargetsOf, purgeUrlOption } from '../purge.ts';
@@ -93,7 +93,8 @@ Example:
       try {
         revoked = new KeyStore(db).revoke(keyOrId);
         if (!revoked) {
-          throw new OperatorError(`no key matches ${keyOrId.startsWith('sd_live_') ? 'that key' : JSON.stringify(keyOrId)}`);
+          // Never the argument whole: it may be a key (or a token pasted by mistake).
+          throw new OperatorError(KEY_ID_PATTERN.test(keyOrId) ? `no key has the id ${keyOrId}` : `no key matches ${redactSecret(keyOrId)}`);
         }
         outputOf(command).err(`revoked ${revoked.id} (${revoked.name})\n`);
         published = await publishAfterChange(command, db, options.db, publish, `${revoked.id} is revoked`);

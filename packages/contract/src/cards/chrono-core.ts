@@ -19,7 +19,7 @@
  * setId, setName, cardImageUrl, hasAltArt and cardArts.
  */
 import { z } from 'zod';
-import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, idFields, sameIds, stat } from './fields.ts';
+import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, idFields, nameText, sameIds, stat } from './fields.ts';
 import { hitProjection } from './hit.ts';
 import { cardModel } from './model.ts';
 
@@ -33,7 +33,7 @@ export const chronoCoreCardArtSchema = z.strictObject({ id: apiId(), type: z.str
 
 const shape = {
   ...idFields(cardId, 'id', 'objectID', 'cardNumber'),
-  name: z.string().min(1),
+  name: nameText,
   cardType: z.enum(CHRONO_CORE_CARD_TYPES),
   slot: z.enum(CHRONO_CORE_SLOTS).nullable(),
   traits: z.array(z.string().min(1)),
@@ -43,7 +43,7 @@ const shape = {
   effect: z.string(),
   rarity: z.string().min(1).nullable(),
   setId: z.string().regex(/^[A-Z]{2,}\d{2}$/),
-  setName: z.string().min(1),
+  setName: nameText,
   cardImageUrl: httpUrl,
   hasAltArt: z.boolean(),
   cardArts: z.array(chronoCoreCardArtSchema).min(1),

@@ -27,7 +27,7 @@
  * timings, hasAltArt and cardArts reduced to `{id, type, url}`.
  */
 import { z } from 'zod';
-import { apiId, cardIdOf, httpUrl, idFields, sameIds } from './fields.ts';
+import { apiId, cardIdOf, httpUrl, idFields, nameText, sameIds } from './fields.ts';
 import { hitProjection } from './hit.ts';
 import { cardModel } from './model.ts';
 
@@ -99,7 +99,7 @@ export const digimonDigivolveConditionSchema = z.strictObject({
 /** Fields shared by card and hit, so the hit stays a true subset. */
 const hitShape = {
   ...idFields(cardId, 'id', 'cardNumber', 'objectID'),
-  name: z.strictObject({ english: z.string().min(1) }),
+  name: z.strictObject({ english: nameText }),
   color: z.array(z.enum(DIGIMON_COLORS)).min(1),
   cardType: z.enum(DIGIMON_CARD_TYPES),
   dp: count.nullable(),
@@ -113,7 +113,7 @@ const hitShape = {
   inheritedEffect: optionalText,
   securityEffect: optionalText,
   setId: z.string().regex(/^[A-Z0-9]+$/),
-  setName: z.string().min(1),
+  setName: nameText,
   cardImageUrl: httpUrl,
   timings: z.array(z.string().min(1)),
   hasAltArt: z.boolean(),

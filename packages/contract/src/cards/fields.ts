@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { CARD_ID_PATTERN, findGame, type GameSlug } from '../games.ts';
+import { findControlCharacter } from '../limits.ts';
 
 /** An id the API accepts in a path (CARD_ID_PATTERN) and, when given, of the narrower `form`. */
 export function apiId(form?: RegExp) {
@@ -19,6 +20,18 @@ export function cardIdOf(game: GameSlug) {
 
 /** Card images and pages are links a browser opens: http or https only. */
 export const httpUrl = z.url({ protocol: /^https?$/ });
+
+/**
+ * A name (every `name` field and `setName`: text an export may print on one line): not empty, and
+ * without the control characters of decisions.md "Cards", so a catalog cannot forge lines.
+ */
+export const nameText = z
+  .string()
+  .min(1)
+  .superRefine((text, ctx) => {
+    const found = findControlCharacter(text);
+    if (found) ctx.addIssue({ code: 'custom', message: `holds the control character ${found.codePoint} at character ${found.index}; a name is one line of text` });
+  });
 
 /** A number printed on a card (cost, power, …): null when the card has none or it is not known. */
 export const stat = z.number().int().nonnegative().nullable();

@@ -27,7 +27,7 @@
  */
 import { z } from 'zod';
 import { ZONE } from '../zones.ts';
-import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, idFields, sameIds, stat } from './fields.ts';
+import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, idFields, nameText, sameIds, stat } from './fields.ts';
 import { hitProjection } from './hit.ts';
 import { cardModel } from './model.ts';
 
@@ -45,7 +45,7 @@ export const grandArchiveCardArtSchema = z.strictObject({
   type: z.enum(GRAND_ARCHIVE_ART_TYPES),
   url: httpUrl,
   setId: z.string().min(1),
-  setName: z.string().min(1),
+  setName: nameText,
   collectorNumber: z.string().min(1),
   rarity: z.enum(GRAND_ARCHIVE_RARITIES),
   illustrator: z.string().min(1).nullable(),
@@ -55,7 +55,7 @@ export const grandArchiveHitArtSchema = z.strictObject({ id: editionId, type: z.
 
 const hitShape = {
   ...idFields(cardId, 'id', 'objectID'),
-  name: z.string().min(1),
+  name: nameText,
   types: z.array(upperWord).min(1),
   subtypes: z.array(upperWord),
   typeLine: z.string().min(1),
@@ -67,7 +67,7 @@ const hitShape = {
   level: stat,
   effect: z.string(),
   setId: z.string().min(1).nullable(),
-  setName: z.string().min(1).nullable(),
+  setName: nameText.nullable(),
   rarity: z.enum(GRAND_ARCHIVE_RARITIES).nullable(),
   cardImageUrl: httpUrl,
   hasAltArt: z.boolean(),

@@ -25,7 +25,7 @@
  * reduced to `{id, type, url}`.
  */
 import { z } from 'zod';
-import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, idFields, sameIds, stat } from './fields.ts';
+import { apiId, cardIdOf, hasAltArtWhenManyArts, httpUrl, idFields, nameText, sameIds, stat } from './fields.ts';
 import { hitProjection } from './hit.ts';
 import { cardModel } from './model.ts';
 
@@ -49,7 +49,7 @@ export const gundamKeywordSchema = z.strictObject({ keyword: z.string().min(1), 
 
 const hitShape = {
   ...idFields(cardId, 'id', 'objectID', 'cardNumber'),
-  name: z.string().min(1),
+  name: nameText,
   cardType: z.enum(GUNDAM_CARD_TYPES),
   color: z.array(z.string().min(1)),
   level: stat,
@@ -63,7 +63,7 @@ const hitShape = {
   effect: z.string(),
   timings: z.array(z.string().min(1)),
   setId: z.string().regex(/^[A-Z0-9]+$/),
-  setName: z.string().min(1),
+  setName: nameText,
   cardImageUrl: httpUrl,
   hasAltArt: z.boolean(),
 };

@@ -3,7 +3,7 @@ import type { GatewayEnv } from '../env.ts';
 import { KEYED_VARY, varyHeader } from '../http/cache-policy.ts';
 import { sendError } from '../http/response.ts';
 import type { Step } from '../http/pipeline.ts';
-import type { ApiKey, KeyStore, StoreSource } from '@snapdeck/store';
+import { normalizeApiKey, type ApiKey, type KeyStore, type StoreSource } from '@snapdeck/store';
 import { SURROGATE_KEY, apiKeyKey } from '../http/surrogate-keys.ts';
 import type { QuotaCounter } from '../quota/counter.ts';
 import { meterRequest } from './quota.ts';
@@ -11,9 +11,11 @@ import { withStoreLease } from './store.ts';
 
 /** The active key of a request, or the 401 to answer: `API key required` / `Invalid API key`. */
 export function authenticateRequest(c: Context<GatewayEnv>, keys: KeyStore): ApiKey | Response {
-  const presented = c.req.header('x-api-key')?.trim();
-  if (!presented) return sendError(c, 'apiKeyRequired');
-  return keys.authenticate(presented) ?? sendError(c, 'invalidApiKey');
+  const presented = c.req.header('x-api-key');
+  if (presented === undefined || presented.trim() === '') return sendError(c, 'apiKeyRequired');
+  // The same reading as `keys revoke` (normalizeApiKey): a key the CLI names is the key a request sends.
+  const key = normalizeApiKey(presented);
+  return (key && keys.authenticate(key)) || sendError(c, 'invalidApiKey');
 }
 
 const KEYED = varyHeader(KEYED_VARY);

@@ -19,12 +19,17 @@ export type GaTtsDeck = GaTtsData & { zones: Record<string, GaTtsCard[]> };
  * Entries keep import order within each zone.
  */
 export function gaTts(deck: { id: string; name: string; cards: readonly CardEntry[] }, infos: ReadonlyMap<string, CardInfo | null>): GaTtsDeck {
-  const zones = Object.fromEntries(GAME_ZONES['grand-archive'].map((zone) => [zone, [] as GaTtsCard[]])) as GaTtsDeck['zones'];
+  // Grouped in a Map: a zone id is untrusted text, and on a plain object `constructor` or
+  // `__proto__` would find what the object inherits. Object.fromEntries then defines each zone as
+  // an own member, whatever its name.
+  const zones = new Map<string, GaTtsCard[]>(GAME_ZONES['grand-archive'].map((zone) => [zone, []]));
   for (const entry of deck.cards) {
     const info = infos.get(entry.cardId) ?? null;
     // A zone outside the four is an open-string value the deck really has: keep its cards under
     // their own key (an additive member) rather than silently dropping them.
-    (zones[entry.zoneId] ??= []).push({
+    let cards = zones.get(entry.zoneId);
+    if (!cards) zones.set(entry.zoneId, (cards = []));
+    cards.push({
       cardId: entry.cardId,
       quantity: entry.quantity,
       name: info?.name ?? entry.cardId,
@@ -32,5 +37,5 @@ export function gaTts(deck: { id: string; name: string; cards: readonly CardEntr
       card: info?.card ?? null,
     });
   }
-  return { id: deck.id, name: deck.name, zones };
+  return { id: deck.id, name: deck.name, zones: Object.fromEntries(zones) as GaTtsDeck['zones'] };
 }

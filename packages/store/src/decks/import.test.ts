@@ -1,7 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DeckImportError, importDecks, importDecksFromFile, parseDeckLine } from './import.ts';
+import { DeckImportError, importDecks } from './import.ts';
+import { importDecksFromFile } from './import-file.ts';
+import { parseDeckLine } from './import-line.ts';
 import { deck, dumpDeckTables, line, newId, tempDeckStorePerTest } from '../../../../test/helpers/deck-db.ts';
 
 const t = tempDeckStorePerTest();

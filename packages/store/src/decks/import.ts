@@ -1,11 +1,7 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
-import { z } from 'zod';
-import { OperatorError, CARD_ID_PATTERN, GAME_SLUGS, UUID_V4 } from '@snapdeck/contract';
+import { OperatorError } from '@snapdeck/contract';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/database.ts';
-import { parseIsoMs } from './timestamps.ts';
-import { VISIBILITIES } from './types.ts';
+import { parseDeckLine, type ParsedLine } from './import-line.ts';
 
 /**
  * Deck import (decisions.md "Operator interface", "Deck import line"): JSON Lines, one deck per
@@ -20,7 +16,8 @@ import { VISIBILITIES } from './types.ts';
  *   twice (the later line wins), a delete of an unknown id is counted as `notFound`, not an error;
  * - timestamps need an explicit zone (`Z` or `±hh:mm`), are kept to the millisecond in UTC, and
  *   updatedAt may not be earlier than createdAt;
- * - name 1–200 and ownerDisplayName 1–100 characters (untrusted text, stored as given);
+ * - name 1–200 and ownerDisplayName 1–100 characters (untrusted text, stored as given), each one
+ *   line: no control character (the class of decisions.md "Cards");
  * - cards may be empty (a deck being built), at most 1000 entries, quantity 1–999;
  * - zoneId is optional (null counts as absent); when present it is a lowercase dash-separated
  *   word like `digi-egg`, at most 64 characters, because it is printed as a header in text
@@ -48,80 +45,6 @@ export class DeckImportError extends OperatorError {
   ) {
     super(`line ${line}: ${reason}`);
   }
-}
-
-const deckId = z
-  .string()
-  .regex(UUID_V4, 'must be a UUID v4')
-  .transform((id) => id.toLowerCase());
-
-const timestamp = z.string().transform((text, ctx) => {
-  const ms = parseIsoMs(text);
-  if (ms === null) {
-    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time with a zone, like 2026-01-31T12:00:00.000Z' });
-    return z.NEVER;
-  }
-  return ms;
-});
-
-const counter = z.number().int('must be an integer').nonnegative('must not be negative').max(Number.MAX_SAFE_INTEGER).default(0);
-
-const cardEntry = z.strictObject({
-  cardId: z.string().regex(CARD_ID_PATTERN, `must match ${CARD_ID_PATTERN.source}`),
-  quantity: z.number().int('must be an integer').min(1, 'must be at least 1').max(999, 'must be at most 999'),
-  zoneId: z
-    .string()
-    .max(64, 'must be at most 64 characters')
-    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a lowercase dash-separated word, like main or digi-egg')
-    .nullish(),
-});
-
-export const deckLineSchema = z
-  .strictObject({
-    id: deckId,
-    gameId: z.enum(GAME_SLUGS, `must be one of ${GAME_SLUGS.join(', ')}`),
-    name: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
-    ownerDisplayName: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-    visibility: z.enum(VISIBILITIES, 'must be public or private'),
-    createdAt: timestamp,
-    updatedAt: timestamp,
-    copyCount: counter,
-    viewCount: counter,
-    likeCount: counter,
-    cards: z.array(cardEntry).max(1000, 'must have at most 1000 entries'),
-  })
-  .refine((deck) => deck.updatedAt >= deck.createdAt, { message: 'must not be earlier than createdAt', path: ['updatedAt'] });
-
-export const deleteLineSchema = z.strictObject({ id: deckId, deleted: z.literal(true, 'must be true') });
-
-export type DeckLine = z.output<typeof deckLineSchema>;
-/** One import line as written in the JSONL file (decisions.md "Deck import line"). */
-export type DeckImportLine = z.input<typeof deckLineSchema>;
-export type ParsedLine = { kind: 'upsert'; deck: DeckLine } | { kind: 'delete'; id: string };
-
-function formatIssue(issue: z.core.$ZodIssue): string {
-  let path = '';
-  for (const key of issue.path) path += typeof key === 'number' ? `[${key}]` : path ? `.${String(key)}` : String(key);
-  return path ? `${path}: ${issue.message}` : issue.message;
-}
-
-/** Parses and validates one line; throws a plain Error with the reason (no line number). */
-export function parseDeckLine(text: string): ParsedLine {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`not valid JSON (${(error as Error).message})`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('must be a JSON object');
-  const isDelete = 'deleted' in value;
-  const result = isDelete ? deleteLineSchema.safeParse(value) : deckLineSchema.safeParse(value);
-  if (!result.success) {
-    const { issues } = result.error;
-    const more = issues.length > 3 ? `; and ${issues.length - 3} more` : '';
-    throw new Error(issues.slice(0, 3).map(formatIssue).join('; ') + more);
-  }
-  return isDelete ? { kind: 'delete', id: (result.data as { id: string }).id } : { kind: 'upsert', deck: result.data as DeckLine };
 }
 
 /** Lines validated before a batch is written; big enough to amortise, small enough to stay flat. */
@@ -289,13 +212,4 @@ export async function importDecks(db: Db, lines: ImportSource, options: ImportOp
   }
   result.elapsedMs = performance.now() - started;
   return result;
-}
-
-/** Lines of a file, streamed (a million-deck file is never held in memory). */
-export function fileLines(file: string): AsyncIterable<string> {
-  return createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-}
-
-export function importDecksFromFile(db: Db, file: string, options: ImportOptions = {}): Promise<ImportResult> {
-  return importDecks(db, fileLines(file), options);
 }

@@ -4,6 +4,8 @@ export * from './cursor.ts';
 export * from './details.ts';
 export * from './ga-tts.ts';
 export * from './import.ts';
+export * from './import-line.ts';
+export * from './import-file.ts';
 export * from './listing.ts';
 export * from './resolved-cache.ts';
 export * from './secret.ts';

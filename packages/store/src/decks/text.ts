@@ -1,4 +1,4 @@
-import { ZONE, findGame, type CardEntry, type GameSlug } from '@snapdeck/contract';
+import { ZONE, findGame, singleLine, type CardEntry, type GameSlug } from '@snapdeck/contract';
 import { zoneLabel } from './zones.ts';
 
 /**
@@ -6,6 +6,10 @@ import { zoneLabel } from './zones.ts';
  * already resolved and a card-name map (card-lookup.ts `namesOf`); a card the map does not know
  * is printed with its id as its name. Every export ends with a newline, as the real exports do;
  * a deck without cards exports as the empty string.
+ *
+ * No line break that came from data is ever written: names, card ids and zone labels are printed
+ * through `singleLine`, which replaces control characters. The build and the import refuse them
+ * already; this holds for data that reached a database or snapshot some other way.
  */
 
 export interface TextDeck {
@@ -44,8 +48,11 @@ export function zoneGroups(deck: TextDeck): ZoneGroup[] {
 }
 
 function nameOf(names: CardNames, cardId: string): string {
-  return names.get(cardId) ?? cardId;
+  return singleLine(names.get(cardId) ?? cardId);
 }
+
+const idOf = (card: CardEntry): string => singleLine(card.cardId);
+const headerOf = (zoneId: string): string => singleLine(zoneLabel(zoneId));
 
 function lines(rows: string[]): string {
   return rows.length === 0 ? '' : `${rows.join('\n')}\n`;
@@ -62,8 +69,8 @@ export function deckText(deck: TextDeck, names: CardNames): string {
   const headers = groups.length > 1;
   const rows: string[] = [];
   for (const group of groups) {
-    if (headers) rows.push(`// ${zoneLabel(group.zoneId)}`);
-    for (const card of group.cards) rows.push(`${card.quantity} ${nameOf(names, card.cardId)} (${card.cardId})`);
+    if (headers) rows.push(`// ${headerOf(group.zoneId)}`);
+    for (const card of group.cards) rows.push(`${card.quantity} ${nameOf(names, card.cardId)} (${idOf(card)})`);
   }
   return lines(rows);
 }
@@ -80,7 +87,7 @@ export function deckText(deck: TextDeck, names: CardNames): string {
 export function gaText(deck: TextDeck, names: CardNames): string {
   const sections = zoneGroups(deck)
     .filter((group) => group.zoneId !== ZONE.references)
-    .map(({ zoneId, cards }) => [`# ${zoneLabel(zoneId)}`, ...cards.map((card) => `${card.quantity} ${nameOf(names, card.cardId)}`)].join('\n'));
+    .map(({ zoneId, cards }) => [`# ${headerOf(zoneId)}`, ...cards.map((card) => `${card.quantity} ${nameOf(names, card.cardId)}`)].join('\n'));
   return lines(sections.length === 0 ? [] : [sections.join('\n\n')]);
 }
 
@@ -90,7 +97,7 @@ export function gaText(deck: TextDeck, names: CardNames): string {
  */
 export function snapdeckText(deck: TextDeck, names: CardNames): string {
   const abbreviation = findGame(deck.gameId)?.abbreviation ?? deck.gameId.toUpperCase();
-  return lines(zoneGroups(deck).flatMap((group) => group.cards.map((card) => `${card.quantity} ${nameOf(names, card.cardId)} (${abbreviation}) (${card.cardId})`)));
+  return lines(zoneGroups(deck).flatMap((group) => group.cards.map((card) => `${card.quantity} ${nameOf(names, card.cardId)} (${abbreviation}) (${idOf(card)})`)));
 }
 
 /**
@@ -98,5 +105,5 @@ export function snapdeckText(deck: TextDeck, names: CardNames): string {
  * one line per entry, no headers, zones in the order of format=text.
  */
 export function limitlessText(deck: TextDeck, names: CardNames): string {
-  return lines(zoneGroups(deck).flatMap((group) => group.cards.map((card) => `${card.quantity} ${nameOf(names, card.cardId)} ${card.cardId}`)));
+  return lines(zoneGroups(deck).flatMap((group) => group.cards.map((card) => `${card.quantity} ${nameOf(names, card.cardId)} ${idOf(card)}`)));
 }

@@ -25,19 +25,23 @@ export function needsCatalog(game: GameSlug, storedZone: string | null): boolean
   return findGame(game)?.zoneByCardType !== undefined && (storedZone === null || !isRecognizedZone(game, storedZone));
 }
 
-/** Zone labels for text export headers (decisions.md); other zones: each dash-separated word capitalised. */
-const ZONE_LABELS: Readonly<Record<string, string>> = {
-  [ZONE.digiEgg]: 'Digi-Egg Deck',
-  [ZONE.main]: 'Main Deck',
-  [ZONE.resource]: 'Resource Deck',
-  [ZONE.loadout]: 'Starting Loadout',
-  [ZONE.material]: 'Material Deck',
-  [ZONE.sideboard]: 'Sideboard',
-};
+/**
+ * Zone labels for text export headers (decisions.md); other zones: each dash-separated word
+ * capitalised. A Map: a stored zone is untrusted text, and `constructor` or `__proto__` must not
+ * find what a plain object inherits.
+ */
+const ZONE_LABELS: ReadonlyMap<string, string> = new Map([
+  [ZONE.digiEgg, 'Digi-Egg Deck'],
+  [ZONE.main, 'Main Deck'],
+  [ZONE.resource, 'Resource Deck'],
+  [ZONE.loadout, 'Starting Loadout'],
+  [ZONE.material, 'Material Deck'],
+  [ZONE.sideboard, 'Sideboard'],
+]);
 
 export function zoneLabel(zoneId: string): string {
   return (
-    ZONE_LABELS[zoneId] ??
+    ZONE_LABELS.get(zoneId) ??
     zoneId
       .split('-')
       .map((word) => (word ? word[0]!.toUpperCase() + word.slice(1) : word))

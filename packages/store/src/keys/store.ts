@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { sha256Hex } from '@snapdeck/snapshot';
 import type { Db } from '../db/database.ts';
-
-export const KEY_PATTERN = /^sd_live_[0-9a-f]{32}$/;
+import { KEY_PATTERN, normalizeApiKey } from './secrets.ts';
 export const SCOPES = ['decks:browse:public', 'decks:read:public'] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -92,9 +91,13 @@ export class KeyStore {
     return this.statements.all.all().map(toKey);
   }
 
-  /** Revokes by id or by the key itself; returns the revoked key, or null when none matched. */
+  /**
+   * Revokes by id or by the key itself (read as the gateway reads X-API-Key: normalizeApiKey);
+   * returns the revoked key, or null when none matched.
+   */
   revoke(keyOrId: string): ApiKey | null {
-    const row = KEY_PATTERN.test(keyOrId) ? this.statements.byHash.get(hashSecret(keyOrId)) : this.statements.byId.get(keyOrId);
+    const key = normalizeApiKey(keyOrId);
+    const row = key ? this.statements.byHash.get(hashSecret(key)) : this.statements.byId.get(keyOrId.trim());
     if (!row) return null;
     this.statements.revoke.run(new Date().toISOString(), row.id);
     this.byPresented.clear(); // data_version only moves for other connections' writes

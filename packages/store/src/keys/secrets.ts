@@ -1,0 +1,33 @@
+/**
+ * The one reading of an API key as presented (the gateway's X-API-Key header, `keys revoke`'s
+ * argument), and what a message may show of a string that may be a secret.
+ */
+
+/** decisions.md: keys look like `sd_live_<32 lowercase hex>`. */
+export const KEY_PATTERN = /^sd_live_[0-9a-f]{32}$/;
+
+/** Key ids (`keys list`, `keys revoke key_…`): `key_` and 12 lowercase hex digits. */
+export const KEY_ID_PATTERN = /^key_[0-9a-f]{12}$/;
+
+/**
+ * A presented key, normalized, or null when it is malformed. Surrounding whitespace is dropped (an
+ * HTTP server drops it from a header value; a shell or a paste adds it to an argument); nothing
+ * else is changed: a key is lowercase hex, so an upper-case key is malformed everywhere.
+ */
+export function normalizeApiKey(presented: string): string | null {
+  const key = presented.trim();
+  return KEY_PATTERN.test(key) ? key : null;
+}
+
+/** As much of a key as `keys list` shows (its prefix): never enough to use it. */
+export const SHOWN_SECRET_CHARS = 12;
+
+/**
+ * A string that may be a key, a token or a `pd_` link, as an error message may show it: quoted,
+ * and cut to its first SHOWN_SECRET_CHARS characters when longer (every secret is longer).
+ */
+export function redactSecret(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed.length <= SHOWN_SECRET_CHARS) return JSON.stringify(trimmed);
+  return `${JSON.stringify(`${trimmed.slice(0, SHOWN_SECRET_CHARS)}…`)} (${trimmed.length} characters; the rest is not shown)`;
+}
