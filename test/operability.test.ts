@@ -112,7 +112,7 @@ describe('access log', () => {
       requestId: 'req-123',
       method: 'GET',
       route: '/v1/games/:slug/cards',
-      url: '/v1/games/chrono-core/cards?hitsPerPage=1&cursor=[REDACTED]&token=[REDACTED]&%74oken=[REDACTED]',
+      url: '/v1/games/chrono-core/cards?hitsPerPage=1&cursor=[REDACTED]&token=[REDACTED]&token=[REDACTED]', // names decoded: %74oken is token
       status: 400,
       bytes: body.byteLength,
       keyId: id,
@@ -123,10 +123,22 @@ describe('access log', () => {
     for (const secret of [key, 'SECRETCURSOR', 'SECRETTOKEN', 'SECRET2']) expect(rawLog).not.toContain(secret);
   });
 
-  it('redacts token and cursor parameters however they are spelled', () => {
-    expect(redactedUrl('http://h:1/v1/decks/abc?token=x&foo=1')).toBe('/v1/decks/abc?token=[REDACTED]&foo=1');
-    expect(redactedUrl('http://h:1/v1/x?Cursor=a&cursor&TOKEN=b&tokens=c')).toBe('/v1/x?Cursor=[REDACTED]&cursor=[REDACTED]&TOKEN=[REDACTED]&tokens=c');
-    expect(redactedUrl('http://h:1/v1/x?%ZZ=1&to%6Ben=2')).toBe('/v1/x?%ZZ=1&to%6Ben=[REDACTED]');
+  it('logs the values of the API\'s own harmless parameters only, and masks anything shaped like a secret wherever it stands', () => {
+    const pd = `pd_${'9'.repeat(32)}`;
+    const st = `st_${'a'.repeat(32)}`;
+    expect(redactedUrl('http://h:1/v1/decks/abc?token=x&foo=1')).toBe('/v1/decks/abc?token=[REDACTED]&foo=[REDACTED]');
+    expect(redactedUrl('http://h:1/v1/x?Cursor=a&cursor&TOKEN=b&tokens=c')).toBe('/v1/x?Cursor=[REDACTED]&cursor&TOKEN=[REDACTED]&tokens=[REDACTED]');
+    expect(redactedUrl('http://h:1/v1/x?%ZZ=1&to%6Ben=2')).toBe('/v1/x??=[REDACTED]&token=[REDACTED]');
+    expect(redactedUrl('http://h:1/v1/games/digimon/cards?hitsPerPage=100&cursor=abc')).toBe('/v1/games/digimon/cards?hitsPerPage=100&cursor=[REDACTED]');
+    expect(redactedUrl('http://h:1/v1/decks/public?gameId=gundam&sort=updatedAt&limit=5&updatedSince=2026-01-01T00:00:00Z')).toBe(
+      '/v1/decks/public?gameId=gundam&sort=updatedAt&limit=5&updatedSince=2026-01-01T00:00:00Z',
+    );
+    // Spellings the gateway does not read as `token`, and secrets where no parameter is expected:
+    // none may reach the log.
+    for (const url of [`/v1/decks/a?tok%65n%3D${pd}`, `/v1/decks/a?x;token=${pd}`, `/v1/decks/a?${pd}`, `/v1/decks/${pd}`, `/v1/decks/pd_%39${'9'.repeat(31)}`, `/v1/decks/a?format=${st.toUpperCase()}`]) {
+      const logged = redactedUrl(`http://h:1${url}`);
+      expect(logged.toLowerCase()).not.toMatch(/(st_|pd_)[0-9a-f]{32}/);
+    }
     expect(redactedUrl('http://h:1/healthz')).toBe('/healthz');
   });
 });

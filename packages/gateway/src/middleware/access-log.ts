@@ -1,13 +1,38 @@
 import type { Logger } from 'pino';
+import { maskSecrets } from '@snapdeck/store';
 import { afterResponse, type Step } from '../http/pipeline.ts';
 
-/** Query parameters that are secrets (share tokens, pd_ links) or long opaque blobs: never logged. */
-const REDACTED_PARAMS = new Set(['token', 'cursor']);
+/**
+ * Query parameters whose values are logged: the API's own, none of them a secret or an opaque
+ * blob. Every other value (token, cursor, startAfter, anything a client made up or misspelt, such
+ * as `tok%65n%3D…` or `;token=`) is replaced: an allow-list, because a deny-list of secret names
+ * missed every spelling the gateway does not read as its own parameter.
+ */
+const LOGGED_VALUES = new Set(['hitsPerPage', 'limit', 'sort', 'gameId', 'updatedSince', 'format', 'since']);
+/** A parameter name shown as it is; any other name (long, encoded, odd) is shown as `?`. */
+const PLAIN_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 const REDACTED = '[REDACTED]';
 
+function decodedName(rawName: string): string | null {
+  try {
+    return decodeURIComponent(rawName.replace(/\+/g, ' '));
+  } catch {
+    return null; // a malformed escape
+  }
+}
+
+function redactedPart(part: string): string {
+  const eq = part.indexOf('=');
+  const name = decodedName(eq === -1 ? part : part.slice(0, eq));
+  const shownName = name !== null && PLAIN_NAME.test(name) ? name : '?';
+  if (eq === -1) return shownName;
+  return `${shownName}=${name !== null && LOGGED_VALUES.has(name) ? part.slice(eq + 1) : REDACTED}`;
+}
+
 /**
- * The path and query of a request URL with the values of `token` and `cursor` replaced (matched
- * on the decoded, case-insensitive name, so %74oken is caught too). Headers are never logged, so
+ * The path and query of a request URL as the access log shows it: the values of parameters other
+ * than LOGGED_VALUES replaced, odd names replaced, and anything shaped like a key, token or `pd_`
+ * link masked wherever it stands (a path segment included). Headers are never logged, so
  * X-API-Key cannot leak through the access log.
  */
 export function redactedUrl(url: string): string {
@@ -15,21 +40,18 @@ export function redactedUrl(url: string): string {
   const pathStart = schemeEnd === -1 ? 0 : url.indexOf('/', schemeEnd + 3);
   const pathAndQuery = pathStart === -1 ? '/' : url.slice(pathStart);
   const q = pathAndQuery.indexOf('?');
-  if (q === -1) return pathAndQuery;
-  const parts = pathAndQuery.slice(q + 1).split('&');
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i]!;
-    const eq = part.indexOf('=');
-    const rawName = eq === -1 ? part : part.slice(0, eq);
-    let name = rawName;
-    try {
-      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-    } catch {
-      // a malformed escape: compare the raw name
-    }
-    if (REDACTED_PARAMS.has(name.trim().toLowerCase())) parts[i] = `${rawName}=${REDACTED}`;
+  const path = q === -1 ? pathAndQuery : pathAndQuery.slice(0, q);
+  const query = q === -1 ? '' : `?${pathAndQuery.slice(q + 1).split('&').map(redactedPart).join('&')}`;
+  return maskSecrets(`${safeDecode(path)}${query}`);
+}
+
+/** The path with its escapes decoded where they are valid (so `pd_%39…` is masked too). */
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
   }
-  return `${pathAndQuery.slice(0, q)}?${parts.join('&')}`;
 }
 
 export interface RequestObserver {

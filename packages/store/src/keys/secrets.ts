@@ -19,6 +19,18 @@ export function normalizeApiKey(presented: string): string | null {
   return KEY_PATTERN.test(key) ? key : null;
 }
 
+/**
+ * Anything shaped like a key, a share token or a `pd_` link, in any case (an upper-cased secret is
+ * still the secret to whoever lower-cases it): what a log line must never carry, wherever a client
+ * put it (an unknown parameter, a misspelt one, a path segment).
+ */
+const SECRET_TEXT = /(sd_live_|st_|pd_)[0-9a-f]{32}/gi;
+
+/** `text` with every secret-shaped run replaced by its prefix and `[REDACTED]`. */
+export function maskSecrets(text: string): string {
+  return text.replace(SECRET_TEXT, '$1[REDACTED]');
+}
+
 /** As much of a key as `keys list` shows (its prefix): never enough to use it. */
 export const SHOWN_SECRET_CHARS = 12;
 
