@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { joinBodies, splitBodies, type JoinedBodies } from './compress-worker.mjs';
+import { joinBodies, splitBodies, type JoinedBodies } from './compress-worker.cjs';
 
 /** Compresses batches of bodies to brotli and gzip on worker threads (one per core). */
 export interface Compressor {
@@ -11,7 +11,8 @@ export interface Compressor {
 
 export function createCompressor(threads = availableParallelism()): Compressor {
   const pool = new Piscina({
-    filename: new URL('./compress-worker.mjs', import.meta.url).href,
+    filename: new URL('./compress-worker.cjs', import.meta.url).href,
+    name: 'compressBatch',
     minThreads: threads,
     maxThreads: threads,
   });
