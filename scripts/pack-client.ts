@@ -4,14 +4,13 @@
  * from outside the repository and prints the issue's Targets table with what was measured.
  * Publishing, once decided: `npm publish dist/packages/snapdeck-client-<version>.tgz`.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BROWSER_BROTLI_TARGET, packClient } from './pack-client/pack.ts';
 
 const args = process.argv.slice(2);
 const out = resolve(args.includes('--out') ? args[args.indexOf('--out') + 1]! : 'dist/packages');
-await mkdir(out, { recursive: true });
 const work = await mkdtemp(join(tmpdir(), 'snapdeck-pack-client-'));
 try {
   const packed = await packClient(out, work);

@@ -61,5 +61,5 @@ export function contractDeclarations(contractIndex: string, names: Iterable<stri
   }
   const leaked = lines.filter((line) => /\bz\.|\$Zod|zod/.test(line));
   if (leaked.length > 0) throw new Error(`contract types still name zod:\n${leaked.join('\n')}`);
-  return `// Generated from @snapdeck/contract by scripts/pack-client (the API's shapes, spelled out).\n${lines.join('\n')}\n`;
+  return `// Generated from the snapdeck contract by scripts/pack-client (the API's shapes, spelled out).\n${lines.join('\n')}\n`;
 }

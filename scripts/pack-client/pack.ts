@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { browserWalkSize, installIntoEmptyProject, run, typecheck, TYPED_CONSUMER, WRONG_CONSUMER, type Run } from './checks.ts';
 import { stageClientPackage } from './stage.ts';
@@ -27,6 +27,7 @@ const NOT_LOGGED_IN = /requires you to be logged in/;
 /** Stages and packs the client into `out`, then checks the tarball from outside the repository. */
 export async function packClient(out: string, work: string): Promise<PackedClient> {
   const packageDir = join(work, 'package');
+  await mkdir(out, { recursive: true });
   await stageClientPackage(packageDir, work);
   const pack = run('npm', ['pack', packageDir, '--pack-destination', out, '--json'], work);
   if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
