@@ -157,6 +157,18 @@ console.log(JSON.stringify({ ids, decks, checkpoint: sync.checkpoint, version: S
     for (const line of requests) expect(line.client).toBe(`@snapdeck/client/${version}`);
   });
 
+  it('the access log keeps an X-Client that is a product/version token, and drops any other value', async () => {
+    const sent = ['curl/8.5', 'x'.repeat(101), 'evil {"keyId":"k"}', 'a b', '', `@snapdeck/client/${version}`];
+    const before = logLines.length;
+    for (const value of sent) {
+      const response = await fetch(`${base}/games`, { headers: { 'X-API-Key': key, 'X-Client': value } });
+      expect(response.status).toBe(200);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const logged = logLines.slice(before).filter((line) => line.msg === 'request').map((line) => line.client ?? null);
+    expect(logged).toEqual(['curl/8.5', null, null, null, null, `@snapdeck/client/${version}`]);
+  });
+
   it('a CommonJS require() fails with the documented error; import() from CommonJS works', () => {
     const required = spawnSync(process.execPath, ['-e', "require('@snapdeck/client')"], { cwd: consumer, encoding: 'utf8' });
     expect(required.status).not.toBe(0);
