@@ -4,6 +4,7 @@ import { walkCards, type WalkOptions, type WalkProgress } from './cards.ts';
 import { DeckSync, listAllDeckIds, type EnumerationProgress, type PublicDecksQuery, type SyncOptions } from './decks.ts';
 import { Transport, type ClientOptions, type Query } from './http.ts';
 import type { GameCards, GameHits } from './types.ts';
+import { CLIENT_VERSION } from './version.ts';
 
 const path = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
 
@@ -14,6 +15,8 @@ const path = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
  * 4xx, and fails with a SnapdeckError subclass.
  */
 export class SnapdeckClient {
+  /** This client's version (semver), also sent in every request's X-Client header. */
+  static readonly version: string = CLIENT_VERSION;
   private readonly http: Transport;
 
   constructor(options: ClientOptions) {

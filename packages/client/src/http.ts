@@ -1,4 +1,6 @@
+import { CLIENT_HEADER } from '@snapdeck/contract/client-header';
 import { SnapdeckError, errorFor } from './errors.ts';
+import { CLIENT_NAME, CLIENT_VERSION } from './version.ts';
 
 export interface RetryOptions {
   /** Retries after the first attempt, for 429, 5xx and network errors together (default 4). */
@@ -73,14 +75,17 @@ export class Transport {
   constructor(private readonly options: ClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
     this.retry = { ...DEFAULTS, ...options.retry };
-    this.fetch = options.fetch ?? globalThis.fetch;
+    // Called as a plain function, never as a method of this object: browsers refuse a fetch whose
+    // `this` is not the window ("Illegal invocation"). The global one is looked up at each call.
+    const given = options.fetch;
+    this.fetch = given ? (input, init) => given(input, init) : (input, init) => globalThis.fetch(input, init);
   }
 
   async request(method: 'GET' | 'POST', path: string, query: Query = {}, body?: unknown): Promise<Reply> {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
     const url = `${this.base}${path}${params.size > 0 ? `?${params}` : ''}`;
-    const headers: Record<string, string> = { Accept: 'application/json, text/plain' };
+    const headers: Record<string, string> = { Accept: 'application/json, text/plain', [CLIENT_HEADER]: `${CLIENT_NAME}/${CLIENT_VERSION}` };
     if (this.options.apiKey) headers['X-API-Key'] = this.options.apiKey;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
 

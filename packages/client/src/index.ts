@@ -7,4 +7,7 @@ export type { ClientOptions, RetryEvent, RetryOptions } from './http.ts';
 export type { WalkOptions, WalkProgress } from './cards.ts';
 export type { DeckCheckpoint, DeckSync, EnumerationProgress, PublicDecksQuery, SyncOptions, SyncProgress, SyncedDeck } from './decks.ts';
 export type { GameCards, GameHits } from './types.ts';
-export type { ApiGame, CardEntry, Deck, DeckDetail, DeckDetailsResult, DeckSort, DeckSummary, GaTtsDeck, GameSlug, PublicDecksPage } from '@snapdeck/contract';
+export type {
+  ApiGame, CardEntry, CardsPage, ChronoCoreCard, ChronoCoreHit, Deck, DeckDetail, DeckDetailsResult, DeckSort, DeckSummary, DigimonCard, DigimonHit, GaTtsDeck, GameSlug,
+  GrandArchiveCard, GrandArchiveHit, GundamCard, GundamHit, PublicDecksPage,
+} from '@snapdeck/contract';

@@ -8,3 +8,4 @@ export * from './limits.ts';
 export * from './openapi/index.ts';
 export * from './operator-error.ts';
 export * from './operator-defaults.ts';
+export * from './client-header.ts';

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { joinBodies, splitBodies, type JoinedBodies } from './compress-worker.mjs';
+import { joinBodies, splitBodies, type JoinedBodies } from './compress-worker.cjs';
 
 /** Compresses batches of bodies to brotli and gzip on worker threads (one per core). */
 export interface Compressor {
@@ -9,9 +9,15 @@ export interface Compressor {
   close(): Promise<void>;
 }
 
+/**
+ * The pool's task: a CommonJS file, because Piscina require()s a task file before it tries
+ * import(), and require() of an ES module (Node >= 20.19) aborted vitest processes (issue 26).
+ */
+export const COMPRESS_TASK = { filename: new URL('./compress-worker.cjs', import.meta.url).href, name: 'compressBatch' } as const;
+
 export function createCompressor(threads = availableParallelism()): Compressor {
   const pool = new Piscina({
-    filename: new URL('./compress-worker.mjs', import.meta.url).href,
+    ...COMPRESS_TASK,
     minThreads: threads,
     maxThreads: threads,
   });

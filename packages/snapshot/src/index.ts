@@ -12,6 +12,7 @@ export { PublishConflictError, VersionVerificationError } from './publish/errors
 export { PointerMovedError, swapPointer } from './publish/pointer.ts';
 export { buildHash } from './publish/build-hash.ts';
 export * from './build.ts';
+export { COMPRESS_TASK } from './compressor.ts';
 export { SnapshotReader, type SnapshotReaderOptions } from './reader/reader.ts';
 export { SnapshotVersion, type Body } from './reader/version.ts';
 export { SnapshotError, VersionGoneError } from './reader/errors.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { brotliCompress, gzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { GZIP_OPTIONS, brotliOptions } from './compress-worker.mjs';
+import { GZIP_OPTIONS, brotliOptions } from './compress-worker.cjs';
 
 /**
  * The exact bytes of responses that come out of a snapshot. The builder pre-renders with these and

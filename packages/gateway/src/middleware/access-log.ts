@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { CLIENT_HEADER, CLIENT_HEADER_PATTERN } from '@snapdeck/contract';
 import { maskSecrets } from '@snapdeck/store';
 import { afterResponse, type Step } from '../http/pipeline.ts';
 
@@ -30,10 +31,16 @@ function redactedPart(part: string): string {
 }
 
 /**
+<<<<<<< HEAD
  * The path and query of a request URL as the access log shows it: the values of parameters other
  * than LOGGED_VALUES replaced, odd names replaced, and anything shaped like a key, token or `pd_`
  * link masked wherever it stands (a path segment included). Headers are never logged, so
  * X-API-Key cannot leak through the access log.
+=======
+ * The path and query of a request URL with the values of `token` and `cursor` replaced (matched
+ * on the decoded, case-insensitive name, so %74oken is caught too). Headers are never logged, so
+ * X-API-Key cannot leak through the access log (X-Client alone is, see clientOf).
+>>>>>>> issue-client
  */
 export function redactedUrl(url: string): string {
   const schemeEnd = url.indexOf('://');
@@ -54,13 +61,18 @@ function safeDecode(path: string): string {
   }
 }
 
+/** The X-Client header (a client's name and version, e.g. `@snapdeck/client/1.1.0`) when it is one. */
+export function clientOf(header: string | undefined): string | undefined {
+  return header !== undefined && CLIENT_HEADER_PATTERN.test(header) ? header : undefined;
+}
+
 export interface RequestObserver {
   observe(route: string, status: number, seconds: number): void;
 }
 
 /**
  * One JSON line per request (pino, info level): method, route pattern, status, duration, body
- * bytes, request id and key id (never the key, never a token or cursor). pino's default
+ * bytes, request id, key id (never the key, never a token or cursor) and client. pino's default
  * destination writes asynchronously; `LOG_LEVEL=silent` (or anything above info) turns the lines
  * off, leaving only the timing for `observer` (metrics). `route` is the pattern of the route this
  * step is part of ('/v1/games/:slug/cards'), or 'unmatched' (404, 405, preflights): a bounded set
@@ -86,6 +98,7 @@ export function accessLog(log: Logger, route: string, observer?: RequestObserver
           durationMs: Math.round(durationMs * 1000) / 1000,
           bytes: body == null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
           keyId: (c.get('apiKey') as { id: string } | undefined)?.id,
+          client: clientOf(c.req.header(CLIENT_HEADER)),
         },
         'request',
       );

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { CLIENT_HEADER } from '@snapdeck/contract';
 import type { Step } from '../http/pipeline.ts';
 
 const ALLOWED_METHODS = 'GET, POST, OPTIONS';
-const ALLOWED_HEADERS = 'X-API-Key, Content-Type, If-None-Match, X-Request-Id';
+const ALLOWED_HEADERS = `X-API-Key, Content-Type, If-None-Match, X-Request-Id, ${CLIENT_HEADER}`;
 const EXPOSED_HEADERS = 'ETag, Retry-After, RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id, Deprecation, Sunset, Link';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 /** What every response carries, whatever answers it (decisions.md "Errors and precedence"). */

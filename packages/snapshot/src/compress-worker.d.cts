@@ -8,4 +8,4 @@ export interface JoinedBodies {
 }
 export declare function joinBodies(bodies: Uint8Array[]): JoinedBodies;
 export declare function splitBodies(batch: JoinedBodies): Uint8Array[];
-export default function compressBatch(batch: JoinedBodies): { br: JoinedBodies; gzip: JoinedBodies };
+export declare function compressBatch(batch: JoinedBodies): { br: JoinedBodies; gzip: JoinedBodies };

@@ -1,10 +1,14 @@
 // Compression settings, and the worker that applies them (plain JS: worker threads load it
 // without the TypeScript loader). Synchronous zlib inside a worker beats zlib's async API for many
 // small bodies: one thread hop per batch instead of one per body.
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+// CommonJS on purpose: Piscina loads a task file with require() first, and require() of an ES
+// module (Node >= 20.19 and 22.12) aborted test processes that had built many versions under
+// vitest (issue 26). The main thread imports the same helpers from here (ESM imports CommonJS).
+'use strict';
+const { brotliCompressSync, constants, gzipSync } = require('node:zlib');
 
 /** Brotli with its window sized to the body: a 4 MiB window for a 1 KiB body is pure set-up cost. */
-export function brotliOptions(size) {
+function brotliOptions(size) {
   return {
     params: {
       [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
@@ -15,14 +19,14 @@ export function brotliOptions(size) {
   };
 }
 
-export const GZIP_OPTIONS = { level: 6 };
+const GZIP_OPTIONS = { level: 6 };
 
 /**
  * Bytes of several bodies in one exact-size buffer, plus their lengths. Crossing threads, a typed
  * array is copied with its whole backing store: zlib's small outputs are slices of shared 8 KiB
  * slabs, so sending them one by one would copy (and keep) a slab for every body.
  */
-export function joinBodies(bodies) {
+function joinBodies(bodies) {
   const lengths = bodies.map((body) => body.length);
   const data = new Uint8Array(lengths.reduce((sum, n) => sum + n, 0));
   let offset = 0;
@@ -34,7 +38,7 @@ export function joinBodies(bodies) {
 }
 
 /** The bodies of a joined batch, as views on its buffer. */
-export function splitBodies({ data, lengths }) {
+function splitBodies({ data, lengths }) {
   const bodies = [];
   let offset = 0;
   for (const length of lengths) {
@@ -45,10 +49,18 @@ export function splitBodies({ data, lengths }) {
 }
 
 /** Piscina task: compresses a joined batch of bodies both ways; answers two joined batches. */
-export default function compressBatch(batch) {
+function compressBatch(batch) {
   const bodies = splitBodies(batch);
   return {
     br: joinBodies(bodies.map((body) => brotliCompressSync(body, brotliOptions(body.length)))),
     gzip: joinBodies(bodies.map((body) => gzipSync(body, GZIP_OPTIONS))),
   };
 }
+
+// Assigned one by one so that Node's CommonJS export detection gives ES importers named exports.
+exports.brotliOptions = brotliOptions;
+exports.GZIP_OPTIONS = GZIP_OPTIONS;
+exports.joinBodies = joinBodies;
+exports.splitBodies = splitBodies;
+// The pool's task (compressor.ts names it: Piscina's `name` option).
+exports.compressBatch = compressBatch;
