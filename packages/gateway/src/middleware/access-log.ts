@@ -31,16 +31,10 @@ function redactedPart(part: string): string {
 }
 
 /**
-<<<<<<< HEAD
  * The path and query of a request URL as the access log shows it: the values of parameters other
  * than LOGGED_VALUES replaced, odd names replaced, and anything shaped like a key, token or `pd_`
  * link masked wherever it stands (a path segment included). Headers are never logged, so
- * X-API-Key cannot leak through the access log.
-=======
- * The path and query of a request URL with the values of `token` and `cursor` replaced (matched
- * on the decoded, case-insensitive name, so %74oken is caught too). Headers are never logged, so
  * X-API-Key cannot leak through the access log (X-Client alone is, see clientOf).
->>>>>>> issue-client
  */
 export function redactedUrl(url: string): string {
   const schemeEnd = url.indexOf('://');
