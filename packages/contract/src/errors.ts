@@ -15,6 +15,7 @@ export const ERRORS = {
   // Requests the HTTP parser refuses before any route sees them (gateway http/client-error.ts).
   headersTooLarge: 'Request header fields too large',
   badRequest: 'Malformed HTTP request',
+  requestTimeout: 'Request timeout',
 
   gameNotFound: 'Game not found',
   cardNotFound: 'Card not found',
@@ -49,6 +50,7 @@ export const ERROR_STATUS: Record<keyof typeof ERRORS, number> = {
   methodNotAllowed: 405,
   headersTooLarge: 431,
   badRequest: 400,
+  requestTimeout: 408,
   gameNotFound: 404,
   cardNotFound: 404,
   invalidCardId: 400,

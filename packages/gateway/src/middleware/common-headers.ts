@@ -5,6 +5,11 @@ const ALLOWED_METHODS = 'GET, POST, OPTIONS';
 const ALLOWED_HEADERS = 'X-API-Key, Content-Type, If-None-Match, X-Request-Id';
 const EXPOSED_HEADERS = 'ETag, Retry-After, RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id, Deprecation, Sunset, Link';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+/** The caller's X-Request-Id when it is sane, a new one otherwise. */
+export function requestIdOf(given: string | readonly string[] | undefined): string {
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
 /** What every response carries, whatever answers it (decisions.md "Errors and precedence"). */
 export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Access-Control-Allow-Origin': '*' } as const;
 
@@ -13,8 +18,7 @@ export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Access-C
  * id (the caller's X-Request-Id when it is sane, a new one otherwise). Answers CORS preflights.
  */
 export const commonHeaders: Step = (c, next) => {
-  const given = c.req.header('x-request-id');
-  const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+  const requestId = requestIdOf(c.req.header('x-request-id'));
   c.set('requestId', requestId);
   if (c.req.method === 'OPTIONS') {
     return c.body(null, 204, {
