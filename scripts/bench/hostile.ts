@@ -23,7 +23,7 @@
  * is not the gateway's. HOSTILE_DEBUG=1 prints every request of the second client over 50 ms,
  * with when it was sent.
  *
- * Usage: npm run bench:hostile [-- --flood 10000 --rate 20 --cli path/to/snapdeck.js]
+ * Usage: npm run bench:hostile [-- --flood 10000 --rate 20 --cli path/to/snapdeck.js --skip-slow]
  * (--cli runs another checkout's CLI, for before/after figures; its node_modules must resolve.)
  */
 import { execFileSync, fork, spawn } from 'node:child_process';
@@ -157,6 +157,8 @@ async function flood(port: number, count: number, capMs: number): Promise<{ clos
           ready();
         });
         socket.on('error', () => {});
+        // Read whatever comes, so that the gateway's FIN is seen even after an answer.
+        socket.resume();
         allClosed.push(
           new Promise<void>((closed) =>
             socket.once('close', () => {
@@ -218,6 +220,29 @@ async function normalClient(base: string, key: string, rate: number): Promise<vo
   process.send!({ sent, latencies, failures });
 }
 
+/** Header and body tricklers, 3 of each, at once: how long each holds its socket. */
+async function slowClients(port: number, key: string): Promise<{ headers: ReturnType<typeof summarise>; bodies: ReturnType<typeof summarise> }> {
+  console.log('slow clients: 3 trickling header bytes (one every 2 s), 3 trickling a POST body (one byte a second) …');
+  const CAP_MS = 400_000;
+  const headerClients = Array.from({ length: 3 }, () =>
+    hold(port, (s) => {
+      s.write('GET /v1/games HTTP/1.1\r\nHost: bench\r\n');
+      trickle(s, `X-Slow: ${'a'.repeat(1000)}`, 2000);
+    }, CAP_MS),
+  );
+  const body = JSON.stringify({ ids: Array.from({ length: 50 }, () => '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b') });
+  const bodyClients = Array.from({ length: 3 }, () =>
+    hold(port, (s) => {
+      s.write(`POST /v1/decks/details HTTP/1.1\r\nHost: bench\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+      trickle(s, body, 1000);
+    }, CAP_MS),
+  );
+  const headers = summarise(await Promise.all(headerClients));
+  const bodies = summarise(await Promise.all(bodyClients));
+  console.log(`  headers: ${headers.text}\n  body:    ${bodies.text}\n`);
+  return { headers, bodies };
+}
+
 const BASELINE_MS = 10_000;
 
 function startNormalClient(base: string, key: string, rate: number): { stop(): Promise<{ sent: number; latencies: number[]; failures: string[] }> } {
@@ -233,7 +258,9 @@ function startNormalClient(base: string, key: string, rate: number): { stop(): P
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { flood: { type: 'string', default: '10000' }, rate: { type: 'string', default: '20' }, cli: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { flood: { type: 'string', default: '10000' }, rate: { type: 'string', default: '20' }, cli: { type: 'string' }, 'skip-slow': { type: 'boolean', default: false } },
+  });
   const floodCount = Number(values.flood);
   const rate = Number(values.rate);
   const cli = resolve(values.cli ?? join(root, 'packages', 'cli', 'bin', 'snapdeck.js'));
@@ -256,24 +283,10 @@ async function main(): Promise<void> {
     console.log(`gateway: ${cli} (${commitOf(cli)}), open-file limit ${limit}`);
     console.log('2-core machine with other work running in parallel: figures are noisy.\n');
 
-    console.log('slow clients: 3 trickling header bytes (one every 2 s), 3 trickling a POST body (one byte a second) …');
-    const CAP_MS = 400_000;
-    const headerClients = Array.from({ length: 3 }, () =>
-      hold(port, (s) => {
-        s.write('GET /v1/games HTTP/1.1\r\nHost: bench\r\n');
-        trickle(s, `X-Slow: ${'a'.repeat(1000)}`, 2000);
-      }, CAP_MS),
-    );
-    const body = JSON.stringify({ ids: Array.from({ length: 50 }, () => '3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b') });
-    const bodyClients = Array.from({ length: 3 }, () =>
-      hold(port, (s) => {
-        s.write(`POST /v1/decks/details HTTP/1.1\r\nHost: bench\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
-        trickle(s, body, 1000);
-      }, CAP_MS),
-    );
-    const headers = summarise(await Promise.all(headerClients));
-    const bodies = summarise(await Promise.all(bodyClients));
-    console.log(`  headers: ${headers.text}\n  body:    ${bodies.text}\n`);
+    const skipped = { worst: NaN, text: 'skipped (--skip-slow)' };
+    const { headers, bodies } = values['skip-slow'] ? { headers: skipped, bodies: skipped } : await slowClients(port, key);
+
+    // The same client without the flood first
 
     // The same client without the flood first: on a shared machine its p99 is the floor the flood adds to.
     const baselineClient = startNormalClient(base, key, rate);
@@ -299,8 +312,8 @@ async function main(): Promise<void> {
     const allClosed = result.stillOpen === 0 && closed.length + result.failedToOpen === floodCount;
     printTargets([
       ...OTHER_ROWS,
-      { figure: 'a socket held by a client sending one header byte every 2 s', target: '≤ 11 s', measured: seconds(headers.worst), met: headers.worst <= 11_000 },
-      { figure: 'a socket held by a client trickling a body', target: '≤ 31 s', measured: seconds(bodies.worst), met: bodies.worst <= 31_000 },
+      { figure: 'a socket held by a client sending one header byte every 2 s', target: '≤ 11 s', measured: Number.isNaN(headers.worst) ? null : seconds(headers.worst), met: headers.worst <= 11_000 },
+      { figure: 'a socket held by a client trickling a body', target: '≤ 31 s', measured: Number.isNaN(bodies.worst) ? null : seconds(bodies.worst), met: bodies.worst <= 31_000 },
       {
         figure: `${floodCount.toLocaleString('en')} connections that send nothing: each closed by the gateway within`,
         target: '11 s',

@@ -49,6 +49,12 @@ export const OPERATOR_DEFAULTS = {
    * descriptor. When the limit cannot be read, fdLimitFallback (the usual soft limit) is assumed.
    */
   fdReserve: 256,
+  /**
+   * Connections the kernel completes and queues before the gateway accepts them (listen backlog;
+   * Linux caps it at net.core.somaxconn). Node's 511 overflowed in a burst of idle connections:
+   * dropped handshakes cost a normal client a 1 s SYN retransmit.
+   */
+  listenBacklog: 4096,
   maxConnectionsCap: 32_768,
   fdLimitFallback: 1024,
 } as const;

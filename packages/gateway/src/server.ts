@@ -105,7 +105,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   const server = createHttpServer(app.fetch, { hostname: config.host, log, maxConnections: config.maxConnections ?? defaultMaxConnections() });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, config.host, () => {
+    server.listen(config.port, config.host, OPERATOR_DEFAULTS.listenBacklog, () => {
       server.off('error', reject);
       resolve();
     });
