@@ -8,6 +8,7 @@ import { ensureInstalled, freePort, killOnExit, stopProcess } from './processes.
  * installed, scripts/ci/ensure-redis.sh installs it first (apt-get): tests never skip for lack of it.
  */
 export interface RedisTestServer {
+  /** redis://127.0.0.1:port, without credentials even when the server requires a password. */
   url: string;
   port: number;
   /** The child process (tests may SIGSTOP / SIGCONT it to simulate a hung Redis). */
@@ -20,8 +21,8 @@ export function ensureRedisInstalled(): void {
   ensureInstalled('redis-server', ['--version'], 'ensure-redis.sh');
 }
 
-/** True when a RESP PING on 127.0.0.1:port answers +PONG. */
-function ping(port: number, timeoutMs = 500): Promise<boolean> {
+/** True when a RESP PING on 127.0.0.1:port (after AUTH when `password` is given) answers +PONG. */
+function ping(port: number, password: string | undefined, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
     let reply = '';
@@ -31,19 +32,25 @@ function ping(port: number, timeoutMs = 500): Promise<boolean> {
     };
     socket.setTimeout(timeoutMs, () => done(false));
     socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
+    // RESP arrays, so that any byte of a password goes through.
+    const command = (...args: string[]) => `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
+    socket.once('connect', () => socket.write(password === undefined ? command('PING') : command('AUTH', password) + command('PING')));
     socket.on('data', (chunk) => {
       reply += chunk.toString();
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+      const lines = reply.split('\r\n');
+      if (lines.length > (password === undefined ? 1 : 2)) done(lines[password === undefined ? 0 : 1]!.startsWith('+PONG'));
     });
   });
 }
 
 
-async function launch(port: number, timeoutMs: number): Promise<ChildProcess> {
+async function launch(port: number, password: string | undefined, timeoutMs: number): Promise<ChildProcess> {
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--protected-mode', 'yes', '--loglevel', 'warning'],
+    [
+      ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--protected-mode', 'yes', '--loglevel', 'warning'],
+      ...(password === undefined ? [] : ['--requirepass', password]),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -56,7 +63,7 @@ async function launch(port: number, timeoutMs: number): Promise<ChildProcess> {
   const started = Date.now();
   for (;;) {
     if (exited !== null) throw new Error(`redis-server on port ${port} ${exited}:\n${output}`);
-    if (await ping(port)) return child;
+    if (await ping(port, password)) return child;
     if (Date.now() - started > timeoutMs) {
       child.kill('SIGKILL');
       throw new Error(`redis-server did not answer PING on 127.0.0.1:${port} within ${timeoutMs} ms:\n${output}`);
@@ -65,15 +72,18 @@ async function launch(port: number, timeoutMs: number): Promise<ChildProcess> {
   }
 }
 
-/** Starts a fresh redis-server on a free port. Call stop() when done (afterAll). */
-export async function startRedisServer(options: { timeoutMs?: number } = {}): Promise<RedisTestServer> {
+/**
+ * Starts a fresh redis-server on a free port. Call stop() when done (afterAll). With `password`,
+ * it starts with `--requirepass`: every client must AUTH (as the default user) first.
+ */
+export async function startRedisServer(options: { timeoutMs?: number; password?: string } = {}): Promise<RedisTestServer> {
   ensureRedisInstalled();
   let child: ChildProcess | undefined;
   let port = 0;
   for (let attempt = 1; !child; attempt++) {
     port = await freePort();
     try {
-      child = await launch(port, options.timeoutMs ?? 10_000);
+      child = await launch(port, options.password, options.timeoutMs ?? 10_000);
     } catch (error) {
       // Another process took the port between freePort() and redis-server's bind.
       if (attempt >= 3 || !/Address already in use|bind/i.test((error as Error).message)) throw error;

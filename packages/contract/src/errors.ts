@@ -17,6 +17,7 @@ export const ERRORS = {
   badRequest: 'Malformed HTTP request',
   // A path with dot segments, encoded dots or slashes, or `//`, before any other check (gateway http/request-path.ts).
   invalidPath: 'Invalid request path',
+  requestTimeout: 'Request timeout',
 
   gameNotFound: 'Game not found',
   cardNotFound: 'Card not found',
@@ -52,6 +53,7 @@ export const ERROR_STATUS: Record<keyof typeof ERRORS, number> = {
   headersTooLarge: 431,
   badRequest: 400,
   invalidPath: 400,
+  requestTimeout: 408,
   gameNotFound: 404,
   cardNotFound: 404,
   invalidCardId: 400,

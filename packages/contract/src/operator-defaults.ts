@@ -25,6 +25,10 @@ export const OPERATOR_DEFAULTS = {
   keyQuota: 3000,
   /** `serve --address-quota`: GET /decks/{deckId} (no key) per client address and window (limits.ts, the rule's home). */
   addressQuota: ADDRESS_QUOTA_DEFAULT,
+  /** decisions.md "Errors and precedence": a request's headers complete within this, else 408 and the connection closes. */
+  headersTimeoutMs: 10_000,
+  /** The same: the whole request, headers and body, within this (counted from its first byte), else 408. */
+  requestTimeoutMs: 30_000,
 
   // Tuning, not contract: sized for the default catalog on a small host.
   /** `serve --cache-mb`: page and card bodies kept in memory by the snapshot reader, in MiB. */
@@ -38,6 +42,28 @@ export const OPERATOR_DEFAULTS = {
   storePresenceMs: 30_000,
   /** `--purge-wait` with `--publish`: the longest wait for every gateway to serve a change before the purge, in seconds. */
   purgeWaitSeconds: 60,
+  /**
+   * How often the gateway looks for requests past headersTimeoutMs and requestTimeoutMs (Node's
+   * connectionsCheckingInterval, 30 s by default): a slow request is cut at most this late.
+   */
+  timeoutCheckMs: 250,
+  /** An idle keep-alive connection is closed after this; longer than a load balancer's usual 60 s, so that it closes first. */
+  keepAliveTimeoutMs: 65_000,
+  /**
+   * `serve --max-connections` default: the process's open-file limit (its soft RLIMIT_NOFILE) less
+   * this many descriptors kept for everything else (snapshot and database files, storage and Redis
+   * sockets, logs), and at most maxConnectionsCap: an idle connection costs memory as well as a
+   * descriptor. When the limit cannot be read, fdLimitFallback (the usual soft limit) is assumed.
+   */
+  fdReserve: 256,
+  /**
+   * Connections the kernel completes and queues before the gateway accepts them (listen backlog;
+   * Linux caps it at net.core.somaxconn). Node's 511 overflowed in a burst of idle connections:
+   * dropped handshakes cost a normal client a 1 s SYN retransmit.
+   */
+  listenBacklog: 4096,
+  maxConnectionsCap: 32_768,
+  fdLimitFallback: 1024,
 } as const;
 
 /** Bytes in a MiB, for options given in MiB (`--cache-mb`). */

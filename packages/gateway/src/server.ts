@@ -1,6 +1,5 @@
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
 import pino, { type Logger } from 'pino';
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { SnapshotReader, openStorage } from '@snapdeck/snapshot';
@@ -8,7 +7,8 @@ import { createApp } from './app.ts';
 import { LocalStoreSource, StoreFollower, openDatabase, type Db, type StoreSource } from '@snapdeck/store';
 import { MemoryQuotaCounter, type QuotaCounter } from './quota/counter.ts';
 import { RedisQuotaCounter } from './quota/redis.ts';
-import { answerClientErrors } from './http/client-error.ts';
+import { defaultMaxConnections } from './http/connection-limit.ts';
+import { createHttpServer } from './http/listener.ts';
 import { parseDeprecations, type Deprecation } from './middleware/deprecation.ts';
 
 export interface GatewayConfig {
@@ -40,6 +40,8 @@ export interface GatewayConfig {
   redis?: string;
   /** Routes answering with Deprecation / Sunset / Link (validated; see middleware/deprecation.ts). */
   deprecations?: Deprecation[];
+  /** Open connections beyond this are closed as soon as accepted (default: http/connection-limit.ts, from the open-file limit). */
+  maxConnections?: number;
 }
 
 export interface RunningGateway {
@@ -100,24 +102,21 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     if (!app.routes.some((route) => route.path === d.path && route.method !== 'ALL')) log.warn({ path: d.path }, 'deprecation configured for a path no route has');
   }
 
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s as Server));
-    (s as Server).once('error', reject);
+  const server = createHttpServer(app.fetch, { hostname: config.host, log, maxConnections: config.maxConnections ?? defaultMaxConnections() });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, OPERATOR_DEFAULTS.listenBacklog, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
-  answerClientErrors(server, log);
-  // Longer than a typical load balancer's idle timeout, so it closes idle connections first.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      await stopServing(server);
       await quota.close?.();
       await storage.close?.();
       await store.close();
@@ -125,4 +124,25 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
       db?.close();
     })());
   return { url, server, db, store, snapshots, close };
+}
+
+/**
+ * Stops accepting, lets in-flight requests finish, and resolves once every connection is closed.
+ * net.Server's close, not http.Server's: http's also stops the check that cuts requests past
+ * their header and body timeouts, and a client trickling its headers then held the shutdown for
+ * as long as it liked (SIGTERM waited 200 s for one byte every 2 s). Connections that turn idle
+ * once their response is sent are closed at every check.
+ */
+async function stopServing(server: Server): Promise<void> {
+  const sweep = setInterval(() => server.closeIdleConnections(), OPERATOR_DEFAULTS.timeoutCheckMs);
+  try {
+    await new Promise<void>((resolve) => {
+      NetServer.prototype.close.call(server, () => resolve());
+      server.closeIdleConnections();
+    });
+  } finally {
+    clearInterval(sweep);
+  }
+  // Now http.Server's close, for the rest of its own tidying: it stops that check.
+  server.close();
 }

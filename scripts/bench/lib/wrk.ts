@@ -46,6 +46,11 @@ export function pinServer(pid: number | undefined): void {
   if (PIN && pid !== undefined) spawnSync('taskset', ['-a', '-cp', '0', String(pid)], { stdio: 'ignore' });
 }
 
+/** Pins a load-generating process (all its threads) to core 1, away from the server; a no-op without pinning. */
+export function pinClient(pid: number | undefined): void {
+  if (PIN && pid !== undefined) spawnSync('taskset', ['-a', '-cp', '1', String(pid)], { stdio: 'ignore' });
+}
+
 /**
  * Runs wrk with keep-alive connections; returns its figures. `script`: a Lua file passed with -s
  * (for instance `wrk.method = "POST"; wrk.body = ...` for POST requests).

@@ -52,12 +52,19 @@ export function registerServeCommand(program: Command): void {
         .preset(1),
     )
     .option('--redis <url>', 'share quotas across gateway processes through Redis (redis://host:6379); while it is unreachable each process counts alone')
+    .option(
+      '--max-connections <n>',
+      `open connections at most; beyond them a new connection is closed as soon as it is accepted (default: the open-file limit, ulimit -n, less ${OPERATOR_DEFAULTS.fdReserve}, at most ${OPERATOR_DEFAULTS.maxConnectionsCap}; the startup line shows it)`,
+      positiveInteger,
+    )
     .option('--deprecations <file>', 'JSON array of {method?, path, announcedAt, sunsetAt, link}: routes that answer with Deprecation, Sunset and Link headers')
     .addHelpText(
       'after',
       `
 A newly built version becomes the one served within a second, without a restart. SIGTERM or
-Ctrl-C stops accepting connections and lets in-flight requests finish. --port 0 picks a free
+Ctrl-C stops accepting connections and lets in-flight requests finish. Slow clients are cut, in
+a shutdown too: a request whose headers take over ${OPERATOR_DEFAULTS.headersTimeoutMs / 1000} s, or that is not complete, body
+included, ${OPERATOR_DEFAULTS.requestTimeoutMs / 1000} s after it began, is answered 408 and its connection closed. --port 0 picks a free
 port; the URL is printed on stderr either way. Also served: GET /healthz, /readyz, /metrics, and
 the API reference at /docs.
 LOG_LEVEL (default info; silent turns the JSON access log off) sets what is logged on stdout.
@@ -70,7 +77,7 @@ Examples:
   npx snapdeck serve --port ${OPERATOR_DEFAULTS.port} --snapshots ${OPERATOR_DEFAULTS.snapshots} --db ${OPERATOR_DEFAULTS.db}
   npx snapdeck serve --snapshots s3://my-bucket/snapdeck --store s3://my-bucket/snapdeck --redis redis://10.0.0.5:6379 --cache-dir /var/cache/snapdeck`,
     )
-    .action(async (options: { port: number; host: string; snapshots: string; db: string; store?: string; cacheDir?: string; storePollMs: number; maxStoreAge?: number; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; deprecations?: string }, command: Command) => {
+    .action(async (options: { port: number; host: string; snapshots: string; db: string; store?: string; cacheDir?: string; storePollMs: number; maxStoreAge?: number; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; maxConnections?: number; deprecations?: string }, command: Command) => {
       if (options.store !== undefined && command.getOptionValueSource('db') === 'cli') {
         throw new OperatorError('give either --db FILE (single host) or --store LOCATION (stateless gateways), not both');
       }
@@ -91,12 +98,13 @@ Examples:
         addressQuota: options.addressQuota,
         trustProxy: options.trustProxy ?? 0,
         redis: options.redis,
+        maxConnections: options.maxConnections,
         deprecations,
       });
       const { err } = outputOf(command);
       err(
         `snapdeck gateway listening on ${gateway.url}/v1 (snapshots: ${options.snapshots}, ${options.store !== undefined ? `store: ${options.store}${gateway.store.status().ready ? ` at ${gateway.store.status().version}` : ' (not loaded yet: not ready)'}` : `db: ${options.db}`}` +
-          `${options.redis ? `, quota: ${redactRedisUrl(options.redis)}` : ''}${deprecations?.length ? `, ${deprecations.length} deprecated route(s)` : ''})\n`,
+          `${options.redis ? `, quota: ${redactRedisUrl(options.redis)}` : ''}${deprecations?.length ? `, ${deprecations.length} deprecated route(s)` : ''}, max connections: ${gateway.server.maxConnections})\n`,
       );
       // Serves until SIGTERM or SIGINT, then lets in-flight requests finish; main.ts then exits.
       const stopped = new Promise<string>((resolve) => {

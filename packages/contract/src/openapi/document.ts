@@ -2,6 +2,7 @@ import { ERRORS, type ErrorCode } from '../errors.ts';
 import { GAMES, GAME_SLUGS, type GameSlug } from '../games.ts';
 import { CARD_ID_PATTERN } from '../games.ts';
 import { DECK_DETAILS_MAX_IDS, DECK_LIST_LIMIT, DECK_SORTS, HITS_PER_PAGE, QUOTA_WINDOW_SECONDS } from '../limits.ts';
+import { OPERATOR_DEFAULTS } from '../operator-defaults.ts';
 import { DEPRECATION_HEADERS, RATE_LIMIT_HEADERS, headerObjects, type HeaderName } from './headers.ts';
 import { componentPrefix, componentSchemas, openSchema, type JsonSchema } from './schemas.ts';
 
@@ -345,10 +346,16 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Record<strin
         content: jsonOf(ref('Error')),
       };
     }
-    // Refused by the HTTP parser, before any route: no request id, and the connection is closed.
+    // Decided before any route (the HTTP server's own answers): a new request id, no route's
+    // headers, and the connection is closed.
+    responses[408] = {
+      description: `The request headers were not complete within ${OPERATOR_DEFAULTS.headersTimeoutMs / 1000} s, or the whole request within ${OPERATOR_DEFAULTS.requestTimeoutMs / 1000} s of its first byte (decided before any route; the connection is closed). Error strings: ${quoted(['requestTimeout'])}`,
+      headers: headerObjects(['X-Request-Id', 'Cache-Control']),
+      content: jsonOf(ref('Error')),
+    };
     responses[431] = {
       description: `The request line and headers are over 16 KiB (refused before any route; the connection is closed). Error strings: ${quoted(['headersTooLarge'])}`,
-      headers: headerObjects(['Cache-Control']),
+      headers: headerObjects(['X-Request-Id', 'Cache-Control']),
       content: jsonOf(ref('Error')),
     };
     responses.default = {

@@ -6,6 +6,11 @@ const ALLOWED_METHODS = 'GET, POST, OPTIONS';
 const ALLOWED_HEADERS = `X-API-Key, Content-Type, If-None-Match, X-Request-Id, ${CLIENT_HEADER}`;
 const EXPOSED_HEADERS = 'ETag, Retry-After, RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id, Deprecation, Sunset, Link';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+/** The caller's X-Request-Id when it is sane, a new one otherwise. */
+export function requestIdOf(given: string | readonly string[] | undefined): string {
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
 /** What every response carries, whatever answers it (decisions.md "Errors and precedence"). */
 export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Access-Control-Allow-Origin': '*' } as const;
 
@@ -14,8 +19,7 @@ export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Access-C
  * id (the caller's X-Request-Id when it is sane, a new one otherwise).
  */
 export const commonHeaders: Step = (c, next) => {
-  const given = c.req.header('x-request-id');
-  const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+  const requestId = requestIdOf(c.req.header('x-request-id'));
   c.set('requestId', requestId);
   // Every response is made by http/response.ts, which starts from these (errors included).
   // A literal, not `...SECURITY_HEADERS`: the spread made every request's header object slower

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { MemoryQuotaCounter, windowOf, type QuotaCounter, type QuotaDecision } from './counter.ts';
+import { redactRedisUrl, redisErrorForLog, redisUrlSecrets } from './redis-url.ts';
 
 /**
  * One atomic step per request: count it, and make sure the window's key expires.
@@ -46,17 +47,6 @@ export interface RedisQuotaCounterOptions {
   keyPrefix?: string;
 }
 
-/** The URL without its password, for logs. */
-export function redactRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '<unparseable redis url>';
-  }
-}
-
 /**
  * The quota shared by every gateway process: one Redis key per subject and window, counted by
  * QUOTA_SCRIPT through ioredis' defineCommand: the first call on a connection is an EVAL (which
@@ -81,7 +71,9 @@ export class RedisQuotaCounter implements QuotaCounter {
   private readonly connectTimeoutMs: number;
   private readonly graceMs: number;
   private readonly keyPrefix: string;
+  /** The URL as it may be logged (redis-url.ts), and the secrets scrubbed from logged errors. */
   private readonly where: string;
+  private readonly secrets: string[];
   private skipUntil = 0;
   private closed = false;
   /** True while requests are counted in this process because Redis is unreachable. */
@@ -95,6 +87,7 @@ export class RedisQuotaCounter implements QuotaCounter {
     this.graceMs = options.graceMs ?? 60_000;
     this.keyPrefix = options.keyPrefix ?? QUOTA_KEY_PREFIX;
     this.where = redactRedisUrl(url);
+    this.secrets = redisUrlSecrets(url);
     this.fallback = new MemoryQuotaCounter(this.now);
     this.redis = new Redis(url, {
       commandTimeout: options.commandTimeoutMs ?? 250,
@@ -163,7 +156,7 @@ export class RedisQuotaCounter implements QuotaCounter {
     if (this.degraded) return;
     this.degraded = true;
     this.log?.error(
-      { err: error, redis: this.where },
+      { err: redisErrorForLog(error, this.secrets), redis: this.where },
       'quota: Redis unreachable; counting in this process until it answers (the quota is per process meanwhile)',
     );
   }
