@@ -8,7 +8,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsDriver, readPointer } from '@snapdeck/snapshot';
-import { KeyStore, StoreFollower, importDecks, openDatabase, publishStore, storeLayout, type Db } from '@snapdeck/store';
+import { KeyStore, StoreFollower, importDecks, openDatabase, orderOf, publishStore, storeLayout, type Db } from '@snapdeck/store';
 import { deck, line } from './helpers/deck-db.ts';
 import { FaultyDriver } from './helpers/faulty-driver.ts';
 import { tempDir } from './helpers/harness.ts';
@@ -103,6 +103,52 @@ describe('StoreFollower', () => {
     expect(lease.view.keys.authenticate(key)).toBeNull();
     lease.release();
     expect((await readdir(join(cacheDir(), 'parts'))).filter((name) => name.includes('.tmp-'))).toEqual([]);
+  });
+});
+
+describe('versions only move forward', () => {
+  it('a pointer to another store (a new writer after the pointer was deleted) is refused as unrelated', async () => {
+    const location = new FsDriver(join(dir, 'lineage'));
+    const first = openDatabase(join(dir, 'lineage-1.db'));
+    const second = openDatabase(join(dir, 'lineage-2.db'));
+    const gateway = new StoreFollower(location, { cacheDir: join(dir, 'lineage-cache'), pollMs: 60_000 });
+    try {
+      const kept = new KeyStore(first).create({ name: 'first store' }).key;
+      await publishStore(first, location);
+      await gateway.start();
+      const served = gateway.status().version;
+      await location.delete(storeLayout.pointer);
+      const intruder = new KeyStore(second).create({ name: 'second store' }).key;
+      await publishStore(second, location);
+      await gateway.refresh();
+      expect(gateway.status()).toMatchObject({ version: served, ready: true, refusedPointers: 1, refused: { reason: 'unrelated' } });
+      const lease = gateway.acquire();
+      expect(lease.view.keys.authenticate(kept)).not.toBeNull();
+      expect(lease.view.keys.authenticate(intruder)).toBeNull();
+      lease.release();
+    } finally {
+      await gateway.close();
+      first.close();
+      second.close();
+    }
+  });
+
+  it('orders manifests from before sequences by version id, and below any sequenced one', () => {
+    const legacy = (version: string) => ({ version, sequence: null, storeId: null });
+    const sequenced = (version: string, sequence: number, storeId = '6f1c2d3e-0000-4000-8000-000000000001') => ({ version, sequence, storeId });
+    const a = '2026-01-01T00-00-00-000Z-aaaaaa';
+    const b = '2026-01-02T00-00-00-000Z-bbbbbb';
+    const c = '2026-01-03T00-00-00-000Z-cccccc';
+    expect(orderOf(null, legacy(a))).toBe('newer');
+    expect(orderOf(legacy(a), legacy(b))).toBe('newer');
+    expect(orderOf(legacy(b), legacy(a))).toBe('older');
+    expect(orderOf(legacy(b), sequenced(a, 1))).toBe('newer');
+    expect(orderOf(sequenced(b, 1), legacy(c))).toBe('older');
+    expect(orderOf(sequenced(b, 2), sequenced(a, 3))).toBe('newer'); // the sequence decides, not the clock
+    expect(orderOf(sequenced(b, 2), sequenced(c, 1))).toBe('older');
+    expect(orderOf(sequenced(b, 2), sequenced(c, 2))).toBe('unrelated');
+    expect(orderOf(sequenced(b, 2), sequenced(c, 3, '6f1c2d3e-0000-4000-8000-000000000002'))).toBe('unrelated');
+    expect(orderOf(sequenced(b, 2), sequenced(b, 2))).toBe('same');
   });
 });
 

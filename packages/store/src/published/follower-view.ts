@@ -5,6 +5,7 @@ import { DeckStore } from '../decks/store.ts';
 import { KeyStore } from '../keys/store.ts';
 import type { StoreView } from '../source.ts';
 import type { PartRef, StorePart } from './layout.ts';
+import type { StorePosition } from './version-order.ts';
 
 /** One part file opened read-only, shared by the views that name it; removed once retired and unused. */
 export class OpenPart {
@@ -33,12 +34,17 @@ export class FollowedView implements StoreView {
   readonly decks: DeckStore;
   readonly cursorKey: Buffer;
 
-  constructor(readonly auth: OpenPart, readonly deckPart: OpenPart, readonly version: string, public decksVersion: string) {
+  /** `position`: the version whose keys and tokens these are; `decksVersion`: the one whose decks. */
+  constructor(readonly auth: OpenPart, readonly deckPart: OpenPart, readonly position: StorePosition, readonly decksVersion: string) {
     this.keys = new KeyStore(auth.db);
     const token = auth.db.prepare<[string], { deck_id: string; expires_at: number | null }>('SELECT deck_id, expires_at FROM deck_tokens WHERE token_hash = ?');
     this.decks = new DeckStore(deckPart.db, { tokens: (hash) => token.get(hash) });
     const secret = deckPart.db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?').get(DECK_CURSOR_SECRET);
     if (!secret) throw new Error(`the decks part ${deckPart.ref.sha256} has no listing cursor key`);
     this.cursorKey = Buffer.from(secret.value, 'base64url');
+  }
+
+  get version(): string {
+    return this.position.version;
   }
 }

@@ -3,12 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { readPointer, type StorageDriver } from '@snapdeck/snapshot';
-import { StoreUnavailableError, type StoreLease, type StoreSource, type StoreStatus } from '../source.ts';
+import { StoreUnavailableError, type StoreLease, type StoreRefusal, type StoreSource, type StoreStatus } from '../source.ts';
 import { FollowedView, OpenPart } from './follower-view.ts';
 import { readLocalRecord, writeLocalRecord } from './follower-record.ts';
 import { storeLayout, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
 import { StoreDamagedError, downloadPart, hasPart } from './parts.ts';
 import { readStoreManifest } from './publish.ts';
+import { orderOf, positionOf, type StorePosition } from './version-order.ts';
+
+/** Refused pointers remembered (so that each is read and logged once): the last few are plenty. */
+const REFUSALS_KEPT = 100;
 
 export interface StoreFollowerOptions {
   /** Folder for downloaded parts; default: a new temporary folder, removed on close. */
@@ -35,6 +39,9 @@ export interface StoreFollowerOptions {
  * small download whatever the number of decks, and deck changes within their download time.
  * A part whose checksums do not match is never opened: it is logged and the previous one kept.
  * While storage is unreachable the last version keeps being served and its age grows.
+ * Versions only move forward (version-order.ts): a pointer naming a version older than (or
+ * unrelated to) one served, which the cache folder remembers across restarts, is refused, logged
+ * once, counted and shown in status(), and the served version kept.
  */
 export class StoreFollower implements StoreSource {
   private current: FollowedView | null = null;
@@ -49,6 +56,12 @@ export class StoreFollower implements StoreSource {
   /** Versions found damaged: not retried until this time (a new publish makes a new version anyway). */
   private readonly rejected = new Map<string, number>();
   private readonly pollMs: number;
+  /** The newest version served (the cache folder's record remembers it across restarts). */
+  private served: StorePosition | null = null;
+  private readonly refusals = new Map<string, StoreRefusal>();
+  /** The refusal of the version the pointer names now, if it is refused. */
+  private refused: StoreRefusal | null = null;
+  private refusedPointers = 0;
 
   constructor(private readonly driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
     this.pollMs = options.pollMs ?? OPERATOR_DEFAULTS.storePollMs;
@@ -90,12 +103,14 @@ export class StoreFollower implements StoreSource {
     const saved = await readLocalRecord(this.cacheDir);
     if (saved === null) return;
     const { manifest } = saved;
+    // Remembered even when its files are gone: an older pointer stays refused after a restart.
+    this.served = positionOf(manifest);
     for (const part of ['auth', 'decks'] as const) {
       if (!(await hasPart(this.partFile(part, manifest.parts[part]), manifest.parts[part]))) return;
     }
     const auth = new OpenPart('auth', manifest.parts.auth, this.partFile('auth', manifest.parts.auth));
     const decks = new OpenPart('decks', manifest.parts.decks, this.partFile('decks', manifest.parts.decks));
-    this.swap(new FollowedView(auth, decks, manifest.version, manifest.version));
+    this.swap(new FollowedView(auth, decks, positionOf(manifest), manifest.version));
     this.checkedAt = saved.checkedAt;
     this.options.log?.info({ version: manifest.version }, 'store: serving the version in the cache folder until storage answers');
   }
@@ -113,17 +128,25 @@ export class StoreFollower implements StoreSource {
         return;
       }
       if (this.current?.version === pointer.version) {
-        this.checkedAt = Date.now();
-        this.problem = null;
+        this.confirmed(null);
+        return;
+      }
+      const known = this.refusals.get(pointer.version);
+      if (known) {
+        this.confirmed(known);
         return;
       }
       const rejectedUntil = this.rejected.get(pointer.version);
       if (rejectedUntil !== undefined && Date.now() < rejectedUntil) return;
       const manifest = await readStoreManifest(this.driver, pointer.version);
       if (this.closed) return;
+      const order = orderOf(this.served, positionOf(manifest));
+      if (order === 'older' || order === 'unrelated') {
+        this.confirmed(this.refuse(manifest.version, order));
+        return;
+      }
       await this.apply(manifest);
-      this.checkedAt = Date.now();
-      this.problem = null;
+      this.confirmed(null);
     } catch (error) {
       this.problem = (error as Error).message;
       if (error instanceof StoreDamagedError) {
@@ -134,6 +157,25 @@ export class StoreFollower implements StoreSource {
     }
   }
 
+  /** Storage answered: the served version is the newest it names (`refused`: the pointer's, refused). */
+  private confirmed(refused: StoreRefusal | null): void {
+    this.checkedAt = Date.now();
+    this.problem = null;
+    this.refused = refused;
+  }
+
+  private refuse(version: string, reason: 'older' | 'unrelated'): StoreRefusal {
+    const served = this.served!.version;
+    const what = reason === 'older' ? `older than ${served}` : `of another store than ${served} (or another branch of it)`;
+    const message = `the pointer at ${this.driver.location} names ${version}, ${what} which this gateway has served; ${served} keeps being served until the pointer moves past it`;
+    const refusal: StoreRefusal = { version, reason, since: new Date().toISOString(), message };
+    this.refusals.set(version, refusal);
+    if (this.refusals.size > REFUSALS_KEPT) this.refusals.delete(this.refusals.keys().next().value!);
+    this.refusedPointers += 1;
+    this.options.log?.error({ pointer: version, served, reason }, `store: refusing a pointer that goes backwards: ${message}`);
+    return refusal;
+  }
+
   private async openPart(part: StorePart, ref: PartRef): Promise<OpenPart> {
     const file = this.partFile(part, ref);
     if (!(await hasPart(file, ref))) await downloadPart(this.driver, part, ref, file);
@@ -142,17 +184,18 @@ export class StoreFollower implements StoreSource {
 
   private async apply(manifest: StoreManifest): Promise<void> {
     const version = manifest.version;
+    const position = positionOf(manifest);
     try {
       const current = this.current;
       const auth = current && current.auth.ref.sha256 === manifest.parts.auth.sha256 ? current.auth : await this.openPart('auth', manifest.parts.auth);
       if (!current) {
         const decks = await this.openPart('decks', manifest.parts.decks);
-        this.swap(new FollowedView(auth, decks, version, version));
+        this.swap(new FollowedView(auth, decks, position, version));
       } else if (current.deckPart.ref.sha256 === manifest.parts.decks.sha256) {
-        this.swap(new FollowedView(auth, current.deckPart, version, version));
+        this.swap(new FollowedView(auth, current.deckPart, position, version));
       } else {
         // Keys and tokens now; the decks when they have arrived (the auth part does not depend on them).
-        this.swap(new FollowedView(auth, current.deckPart, version, current.decksVersion));
+        this.swap(new FollowedView(auth, current.deckPart, position, current.decksVersion));
         this.startDecksDownload(manifest);
       }
       if (this.current?.decksVersion === version) await this.saveLocalCurrent(manifest);
@@ -172,7 +215,7 @@ export class StoreFollower implements StoreSource {
         const decks = await this.openPart('decks', ref);
         const now = this.current!;
         // A newer version may already name yet other decks: then these are stale on arrival.
-        this.swap(new FollowedView(now.auth, decks, now.version, manifest.version));
+        this.swap(new FollowedView(now.auth, decks, now.position, manifest.version));
         if (now.version === manifest.version) await this.saveLocalCurrent(manifest);
         this.options.log?.info({ decksVersion: manifest.version }, 'store: decks of the version now served');
       } catch (error) {
@@ -189,6 +232,7 @@ export class StoreFollower implements StoreSource {
   private swap(next: FollowedView): void {
     const old = this.current;
     this.current = next;
+    this.served = next.position;
     if (!old) return;
     for (const part of [old.auth, old.deckPart]) {
       if (part !== next.auth && part !== next.deckPart) {
@@ -256,6 +300,9 @@ export class StoreFollower implements StoreSource {
       decksVersion: view?.decksVersion ?? null,
       ageSeconds: Number.isFinite(age) ? Math.round(age / 100) / 10 : null,
       problem: view === null || stale || this.problem ? (stale ? `stale: last confirmed ${Math.round(age / 1000)} s ago` : this.problem) : null,
+      sequence: view?.position.sequence ?? null,
+      refused: this.refused,
+      refusedPointers: this.refusedPointers,
     };
   }
 
