@@ -4,7 +4,7 @@
  * move ahead of a decks download, and a damaged part is never opened.
  */
 import { existsSync } from 'node:fs';
-import { readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsDriver, readPointer } from '@snapdeck/snapshot';
@@ -81,6 +81,8 @@ describe('StoreFollower', () => {
     expect(follower.status()).toMatchObject({ version, decksVersion: version, ready: true, problem: null });
   });
 
+  let repair: () => Promise<void>;
+
   it('never opens a part whose checksum does not match; keeps the previous version', async () => {
     const key = new KeyStore(db).create({ name: 'tampered' }).key;
     const before = follower.status().version;
@@ -92,6 +94,8 @@ describe('StoreFollower', () => {
           const pointer = (await readPointer(driver, storeLayout.pointer))!;
           const manifest = JSON.parse((await driver.get(storeLayout.manifest(pointer.version)))!.body.toString());
           const segment = join(driver.location, storeLayout.segment('auth', manifest.parts.auth.sha256, 0));
+          const good = await readFile(segment);
+          repair = () => writeFile(segment, good);
           await writeFile(segment, Buffer.from('not the bytes the manifest names'));
         }
       },
@@ -103,6 +107,17 @@ describe('StoreFollower', () => {
     expect(lease.view.keys.authenticate(key)).toBeNull();
     lease.release();
     expect((await readdir(join(cacheDir(), 'parts'))).filter((name) => name.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('damaged bytes are read again only after a backoff (5 s), and a repaired object is then used', async () => {
+    const pointer = (await readPointer(driver, storeLayout.pointer))!.version;
+    await repair();
+    await follower.refresh();
+    expect(follower.status().version).not.toBe(pointer); // still waiting out the damage
+    expect(follower.status().problem).toMatch(/does not match/);
+    await new Promise((resolve) => setTimeout(resolve, 5200));
+    await follower.refresh();
+    expect(follower.status()).toMatchObject({ version: pointer, problem: null });
   });
 });
 

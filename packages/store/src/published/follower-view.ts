@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { DECK_CURSOR_SECRET } from '../decks/secret.ts';
 import { DeckStore } from '../decks/store.ts';
 import { KeyStore } from '../keys/store.ts';
-import type { StoreView } from '../source.ts';
+import type { StoreLease, StoreView } from '../source.ts';
 import type { PartRef, StorePart } from './layout.ts';
 import type { StorePosition } from './version-order.ts';
 
@@ -19,6 +19,12 @@ export class OpenPart {
     // dropping it (and checking for a hot journal) around every statement. Measured on the
     // million-deck part: getDeck 70 µs → 48 µs, ahead of the writer's WAL database (63 µs).
     this.db.pragma('locking_mode = EXCLUSIVE');
+  }
+
+  /** No view will name it again: its file goes once no request holds it. */
+  retire(): void {
+    this.retired = true;
+    this.disposeIfUnused();
   }
 
   disposeIfUnused(): void {
@@ -46,5 +52,31 @@ export class FollowedView implements StoreView {
 
   get version(): string {
     return this.position.version;
+  }
+}
+
+/** A request's hold on one view: its parts' files stay until released (then go if retired). */
+export function leaseOn(view: FollowedView): StoreLease {
+  view.auth.users += 1;
+  view.deckPart.users += 1;
+  let released = false;
+  return {
+    view,
+    release: () => {
+      if (released) return;
+      released = true;
+      view.auth.users -= 1;
+      view.deckPart.users -= 1;
+      view.auth.disposeIfUnused();
+      view.deckPart.disposeIfUnused();
+    },
+  };
+}
+
+/** Closes the files of parts `next` no longer names (each once no request holds it). */
+export function retireReplaced(old: FollowedView | null, next: FollowedView | null): void {
+  if (!old) return;
+  for (const part of [old.auth, old.deckPart]) {
+    if (part !== next?.auth && part !== next?.deckPart) part.retire();
   }
 }

@@ -1,18 +1,13 @@
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { readPointer, type StorageDriver } from '@snapdeck/snapshot';
 import { StoreUnavailableError, type StoreLease, type StoreRefusal, type StoreSource, type StoreStatus } from '../source.ts';
-import { FollowedView, OpenPart } from './follower-view.ts';
-import { readLocalRecord, writeLocalRecord } from './follower-record.ts';
+import { DamagedObjects, OutageLog, Refusals, type FollowerLog } from './follower-health.ts';
+import { CacheFolder } from './follower-record.ts';
+import { FollowedView, OpenPart, leaseOn, retireReplaced } from './follower-view.ts';
 import { storeLayout, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
 import { StoreDamagedError, downloadPart, hasPart } from './parts.ts';
 import { readStoreManifest } from './publish.ts';
 import { orderOf, positionOf, type StorePosition } from './version-order.ts';
-
-/** Refused pointers remembered (so that each is read and logged once): the last few are plenty. */
-const REFUSALS_KEPT = 100;
 
 export interface StoreFollowerOptions {
   /** Folder for downloaded parts; default: a new temporary folder, removed on close. */
@@ -27,9 +22,11 @@ export interface StoreFollowerOptions {
   maxAgeMs?: number;
   /** Longest wait in start() for the first download (it goes on in the background). Default 30 s. */
   startWaitMs?: number;
-  log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  log?: FollowerLog;
 }
 
+/** A damaged object still waiting out its backoff: nothing was read, nothing new to log. */
+class WaitingOutDamage extends Error {}
 
 /**
  * `serve --store LOCATION`: follows the published store (published/layout.ts). Every `pollMs` the
@@ -37,11 +34,13 @@ export interface StoreFollowerOptions {
  * once, paired with the decks already loaded; a new decks part downloads in the background and
  * is swapped in when whole and checked. So a key or token change is served within a poll plus a
  * small download whatever the number of decks, and deck changes within their download time.
- * A part whose checksums do not match is never opened: it is logged and the previous one kept.
- * While storage is unreachable the last version keeps being served and its age grows.
  * Versions only move forward (version-order.ts): a pointer naming a version older than (or
  * unrelated to) one served, which the cache folder remembers across restarts, is refused, logged
  * once, counted and shown in status(), and the served version kept.
+ * A failed read or download is tried again at the next poll, so a hiccup costs a poll, not a
+ * bound; only bytes that fail their checks are put aside, for a backoff (follower-health.ts). A
+ * part whose checksums do not match is never opened. While storage is unreachable the last
+ * version keeps being served and its age grows.
  */
 export class StoreFollower implements StoreSource {
   private current: FollowedView | null = null;
@@ -49,34 +48,30 @@ export class StoreFollower implements StoreSource {
   private problem: string | null = 'no store version loaded yet';
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
-  private cacheDir = '';
-  private ownCacheDir = false;
+  private cache!: CacheFolder;
   private refreshing: Promise<void> | null = null;
-  private decksDownload: { sha256: string; promise: Promise<void> } | null = null;
-  /** Versions found damaged: not retried until this time (a new publish makes a new version anyway). */
-  private readonly rejected = new Map<string, number>();
-  private readonly pollMs: number;
+  /** The newest manifest whose decks are not served yet: fetched in the background, again at each poll until they are. */
+  private wantedDecks: StoreManifest | null = null;
+  private decksDownload: Promise<void> | null = null;
   /** The newest version served (the cache folder's record remembers it across restarts). */
   private served: StorePosition | null = null;
-  private readonly refusals = new Map<string, StoreRefusal>();
-  /** The refusal of the version the pointer names now, if it is refused. */
   private refused: StoreRefusal | null = null;
-  private refusedPointers = 0;
+  private readonly pollMs: number;
+  private readonly damaged = new DamagedObjects();
+  private readonly pointerOutage: OutageLog;
+  private readonly decksOutage: OutageLog;
+  private readonly refusals: Refusals;
 
   constructor(private readonly driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
     this.pollMs = options.pollMs ?? OPERATOR_DEFAULTS.storePollMs;
+    this.pointerOutage = new OutageLog(options.log, `the store at ${driver.location}`);
+    this.decksOutage = new OutageLog(options.log, `the decks part download from ${driver.location}`);
+    this.refusals = new Refusals(options.log, driver.location);
   }
 
   /** Loads what the cache folder holds (if anything), tries storage once, then follows it. */
   async start(): Promise<void> {
-    if (this.options.cacheDir) {
-      this.cacheDir = this.options.cacheDir;
-      await mkdir(join(this.cacheDir, 'parts'), { recursive: true });
-    } else {
-      this.cacheDir = await mkdtemp(join(tmpdir(), 'snapdeck-store-cache-'));
-      this.ownCacheDir = true;
-      await mkdir(join(this.cacheDir, 'parts'), { recursive: true });
-    }
+    this.cache = await CacheFolder.open(this.options.cacheDir);
     await this.loadFromCache().catch((error: unknown) => this.options.log?.warn({ err: error }, 'store: the cache folder holds no usable version'));
     // The first look at storage: waited for (so a gateway with a reachable store starts ready),
     // but not for long: a store that hangs must not keep the gateway from listening, not ready.
@@ -95,21 +90,17 @@ export class StoreFollower implements StoreSource {
     this.timer.unref();
   }
 
-  private partFile(part: StorePart, ref: PartRef): string {
-    return join(this.cacheDir, 'parts', `${part}-${ref.sha256}.db`);
-  }
-
   private async loadFromCache(): Promise<void> {
-    const saved = await readLocalRecord(this.cacheDir);
+    const saved = await this.cache.read();
     if (saved === null) return;
     const { manifest } = saved;
     // Remembered even when its files are gone: an older pointer stays refused after a restart.
     this.served = positionOf(manifest);
     for (const part of ['auth', 'decks'] as const) {
-      if (!(await hasPart(this.partFile(part, manifest.parts[part]), manifest.parts[part]))) return;
+      if (!(await hasPart(this.cache.partFile(part, manifest.parts[part]), manifest.parts[part]))) return;
     }
-    const auth = new OpenPart('auth', manifest.parts.auth, this.partFile('auth', manifest.parts.auth));
-    const decks = new OpenPart('decks', manifest.parts.decks, this.partFile('decks', manifest.parts.decks));
+    const auth = new OpenPart('auth', manifest.parts.auth, this.cache.partFile('auth', manifest.parts.auth));
+    const decks = new OpenPart('decks', manifest.parts.decks, this.cache.partFile('decks', manifest.parts.decks));
     this.swap(new FollowedView(auth, decks, positionOf(manifest), manifest.version));
     this.checkedAt = saved.checkedAt;
     this.options.log?.info({ version: manifest.version }, 'store: serving the version in the cache folder until storage answers');
@@ -127,33 +118,23 @@ export class StoreFollower implements StoreSource {
         this.problem = `no store has been published at ${this.driver.location}`;
         return;
       }
-      if (this.current?.version === pointer.version) {
-        this.confirmed(null);
+      const refusal = this.refusals.get(pointer.version);
+      if (this.current?.version === pointer.version || refusal) {
+        this.confirmed(refusal);
+        this.resumeDecks();
         return;
       }
-      const known = this.refusals.get(pointer.version);
-      if (known) {
-        this.confirmed(known);
-        return;
-      }
-      const rejectedUntil = this.rejected.get(pointer.version);
-      if (rejectedUntil !== undefined && Date.now() < rejectedUntil) return;
-      const manifest = await readStoreManifest(this.driver, pointer.version);
+      const manifest = await this.read(`manifest ${pointer.version}`, () => readStoreManifest(this.driver, pointer.version));
       if (this.closed) return;
       const order = orderOf(this.served, positionOf(manifest));
       if (order === 'older' || order === 'unrelated') {
-        this.confirmed(this.refuse(manifest.version, order));
+        this.confirmed(this.refusals.refuse(manifest.version, order, this.served!.version));
         return;
       }
       await this.apply(manifest);
       this.confirmed(null);
     } catch (error) {
-      this.problem = (error as Error).message;
-      if (error instanceof StoreDamagedError) {
-        this.options.log?.error({ err: error }, 'store: a published version failed its checks and is NOT used; the previous one is kept');
-      } else {
-        this.options.log?.warn({ err: error }, 'store: refresh failed; the last version keeps being served');
-      }
+      this.failed(error, this.pointerOutage, 'a published version failed its checks and is NOT used; the previous one is kept');
     }
   }
 
@@ -162,104 +143,101 @@ export class StoreFollower implements StoreSource {
     this.checkedAt = Date.now();
     this.problem = null;
     this.refused = refused;
+    this.pointerOutage.succeeded();
   }
 
-  private refuse(version: string, reason: 'older' | 'unrelated'): StoreRefusal {
-    const served = this.served!.version;
-    const what = reason === 'older' ? `older than ${served}` : `of another store than ${served} (or another branch of it)`;
-    const message = `the pointer at ${this.driver.location} names ${version}, ${what} which this gateway has served; ${served} keeps being served until the pointer moves past it`;
-    const refusal: StoreRefusal = { version, reason, since: new Date().toISOString(), message };
-    this.refusals.set(version, refusal);
-    if (this.refusals.size > REFUSALS_KEPT) this.refusals.delete(this.refusals.keys().next().value!);
-    this.refusedPointers += 1;
-    this.options.log?.error({ pointer: version, served, reason }, `store: refusing a pointer that goes backwards: ${message}`);
-    return refusal;
+  private failed(error: unknown, outage: OutageLog, damage: string): void {
+    this.problem = (error as Error).message;
+    if (error instanceof WaitingOutDamage) return;
+    if (error instanceof StoreDamagedError) this.options.log?.error({ err: error }, `store: ${damage}`);
+    else outage.failed(error);
+  }
+
+  /** Reads an object through the damage backoff: damaged bytes are put aside, failed reads are not. */
+  private async read<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const blocked = this.damaged.blocked(key);
+    if (blocked) throw new WaitingOutDamage(blocked);
+    try {
+      const value = await load();
+      this.damaged.clear(key);
+      return value;
+    } catch (error) {
+      this.damaged.note(key, error);
+      throw error;
+    }
   }
 
   private async openPart(part: StorePart, ref: PartRef): Promise<OpenPart> {
-    const file = this.partFile(part, ref);
-    if (!(await hasPart(file, ref))) await downloadPart(this.driver, part, ref, file);
+    const file = this.cache.partFile(part, ref);
+    if (!(await hasPart(file, ref))) await this.read(`${part} ${ref.sha256}`, () => downloadPart(this.driver, part, ref, file));
     return new OpenPart(part, ref, file);
   }
 
   private async apply(manifest: StoreManifest): Promise<void> {
     const version = manifest.version;
     const position = positionOf(manifest);
-    try {
-      const current = this.current;
-      const auth = current && current.auth.ref.sha256 === manifest.parts.auth.sha256 ? current.auth : await this.openPart('auth', manifest.parts.auth);
-      if (!current) {
-        const decks = await this.openPart('decks', manifest.parts.decks);
-        this.swap(new FollowedView(auth, decks, position, version));
-      } else if (current.deckPart.ref.sha256 === manifest.parts.decks.sha256) {
-        this.swap(new FollowedView(auth, current.deckPart, position, version));
-      } else {
-        // Keys and tokens now; the decks when they have arrived (the auth part does not depend on them).
-        this.swap(new FollowedView(auth, current.deckPart, position, current.decksVersion));
-        this.startDecksDownload(manifest);
-      }
-      if (this.current?.decksVersion === version) await this.saveLocalCurrent(manifest);
-      this.options.log?.info({ version, decksVersion: this.current?.decksVersion }, 'store: now serving version');
-    } catch (error) {
-      this.rejected.set(version, Date.now() + 30_000);
-      throw error;
+    const current = this.current;
+    const auth = current && current.auth.ref.sha256 === manifest.parts.auth.sha256 ? current.auth : await this.openPart('auth', manifest.parts.auth);
+    if (!current) {
+      const decks = await this.openPart('decks', manifest.parts.decks).catch((error: unknown) => {
+        auth.db.close();
+        throw error;
+      });
+      this.swap(new FollowedView(auth, decks, position, version));
+    } else if (current.deckPart.ref.sha256 === manifest.parts.decks.sha256) {
+      this.wantedDecks = null;
+      this.swap(new FollowedView(auth, current.deckPart, position, version));
+    } else {
+      // Keys and tokens now; the decks when they have arrived (the auth part does not depend on them).
+      this.wantedDecks = manifest;
+      this.swap(new FollowedView(auth, current.deckPart, position, current.decksVersion));
+      this.resumeDecks();
     }
+    if (this.current?.decksVersion === version) await this.cache.write(manifest);
+    this.options.log?.info({ version, decksVersion: this.current?.decksVersion }, 'store: now serving version');
   }
 
-  private startDecksDownload(manifest: StoreManifest): void {
-    const ref = manifest.parts.decks;
-    if (this.decksDownload?.sha256 === ref.sha256) return;
-    const previous = this.decksDownload?.promise ?? Promise.resolve();
-    const promise = previous.then(async () => {
-      try {
-        const decks = await this.openPart('decks', ref);
+  /** Starts fetching the wanted decks unless they are served or already on their way. */
+  private resumeDecks(): void {
+    const wanted = this.wantedDecks;
+    if (!wanted || this.decksDownload || this.closed || !this.current) return;
+    const ref = wanted.parts.decks;
+    this.decksDownload = this.openPart('decks', ref)
+      .then(async (decks) => {
         const now = this.current!;
-        // A newer version may already name yet other decks: then these are stale on arrival.
-        this.swap(new FollowedView(now.auth, decks, now.position, manifest.version));
-        if (now.version === manifest.version) await this.saveLocalCurrent(manifest);
-        this.options.log?.info({ decksVersion: manifest.version }, 'store: decks of the version now served');
-      } catch (error) {
-        this.rejected.set(manifest.version, Date.now() + 30_000);
-        this.problem = (error as Error).message;
-        this.options.log?.error({ err: error }, 'store: the decks of a published version could not be loaded; the previous decks are kept');
-      } finally {
-        if (this.decksDownload?.promise === promise) this.decksDownload = null;
-      }
-    });
-    this.decksDownload = { sha256: ref.sha256, promise };
+        // Wanted no more (a newer version names other decks, or the follower closed): let them go.
+        if (this.closed || this.wantedDecks?.parts.decks.sha256 !== ref.sha256) {
+          if (now.deckPart.file === decks.file) decks.db.close();
+          else decks.retire();
+          return;
+        }
+        const named = this.wantedDecks;
+        this.wantedDecks = null;
+        this.swap(new FollowedView(now.auth, decks, now.position, named.version));
+        if (now.version === named.version) await this.cache.write(named);
+        this.decksOutage.succeeded();
+        this.options.log?.info({ decksVersion: named.version }, 'store: decks of the version now served');
+      })
+      .catch((error: unknown) => this.failed(error, this.decksOutage, 'the decks of a published version failed their checks; the previous decks are kept'))
+      .finally(() => (this.decksDownload = null));
   }
 
   private swap(next: FollowedView): void {
     const old = this.current;
     this.current = next;
     this.served = next.position;
-    if (!old) return;
-    for (const part of [old.auth, old.deckPart]) {
-      if (part !== next.auth && part !== next.deckPart) {
-        part.retired = true;
-        part.disposeIfUnused();
-      }
-    }
-  }
-
-  private async saveLocalCurrent(manifest: StoreManifest): Promise<void> {
-    await writeLocalRecord(this.cacheDir, manifest);
+    retireReplaced(old, next);
   }
 
   /** Part files in the cache folder that no view uses (left by an earlier run): removed. */
   private async removeUnusedFiles(): Promise<void> {
-    const inUse = new Set([this.current?.auth.file, this.current?.deckPart.file]);
-    const dir = join(this.cacheDir, 'parts');
-    for (const name of await readdir(dir).catch(() => [] as string[])) {
-      const file = join(dir, name);
-      if (!inUse.has(file) && !(this.decksDownload && name.includes('.tmp-'))) await rm(file, { force: true });
-    }
+    await this.cache.removeUnused(new Set([this.current?.auth.file, this.current?.deckPart.file]), this.decksDownload !== null);
   }
 
   /** Waits for a decks download in progress (tests, benchmarks). */
   async settled(): Promise<void> {
     await this.refreshing;
-    await this.decksDownload?.promise;
+    await this.decksDownload;
   }
 
   acquire(): StoreLease {
@@ -268,20 +246,7 @@ export class StoreFollower implements StoreSource {
     if (this.options.maxAgeMs !== undefined && this.ageMs() > this.options.maxAgeMs) {
       throw new StoreUnavailableError(`store version ${view.version} was last confirmed ${Math.round(this.ageMs() / 1000)} s ago, more than the allowed ${this.options.maxAgeMs / 1000} s`);
     }
-    view.auth.users += 1;
-    view.deckPart.users += 1;
-    let released = false;
-    return {
-      view,
-      release: () => {
-        if (released) return;
-        released = true;
-        view.auth.users -= 1;
-        view.deckPart.users -= 1;
-        view.auth.disposeIfUnused();
-        view.deckPart.disposeIfUnused();
-      },
-    };
+    return leaseOn(view);
   }
 
   private ageMs(): number {
@@ -302,7 +267,7 @@ export class StoreFollower implements StoreSource {
       problem: view === null || stale || this.problem ? (stale ? `stale: last confirmed ${Math.round(age / 1000)} s ago` : this.problem) : null,
       sequence: view?.position.sequence ?? null,
       refused: this.refused,
-      refusedPointers: this.refusedPointers,
+      refusedPointers: this.refusals.count,
     };
   }
 
@@ -310,13 +275,13 @@ export class StoreFollower implements StoreSource {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     await this.refreshing;
-    await this.decksDownload?.promise.catch(() => {});
+    await this.decksDownload;
     const view = this.current;
     this.current = null;
     if (view) {
       view.auth.db.close();
       if (view.deckPart !== view.auth) view.deckPart.db.close();
     }
-    if (this.ownCacheDir) await rm(this.cacheDir, { recursive: true, force: true });
+    await this.cache?.remove();
   }
 }
