@@ -4,7 +4,7 @@
  * move ahead of a decks download, and a damaged part is never opened.
  */
 import { existsSync } from 'node:fs';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsDriver, readPointer } from '@snapdeck/snapshot';
@@ -118,6 +118,27 @@ describe('StoreFollower', () => {
     await new Promise((resolve) => setTimeout(resolve, 5200));
     await follower.refresh();
     expect(follower.status()).toMatchObject({ version: pointer, problem: null });
+  });
+});
+
+describe('the cache folder record', () => {
+  it('a record written by a gateway before format 2 (the whole manifest) is still served from', async () => {
+    await follower.settled();
+    const { version } = follower.status();
+    const manifest = JSON.parse(Buffer.from((await driver.get(storeLayout.manifest(version!)))!.body).toString());
+    const cache = join(dir, 'legacy-cache');
+    await mkdir(join(cache, 'parts'), { recursive: true });
+    for (const part of ['auth', 'decks'] as const) {
+      await copyFile(join(cacheDir(), 'parts', `${part}-${manifest.parts[part].sha256}.db`), join(cache, 'parts', `${part}-${manifest.parts[part].sha256}.db`));
+    }
+    await writeFile(join(cache, 'current.json'), JSON.stringify({ manifest, checkedAt: Date.now() }));
+    const offline = new StoreFollower(new FsDriver(join(dir, 'no-store-here')), { cacheDir: cache, pollMs: 60_000 });
+    try {
+      await offline.start();
+      expect(offline.status()).toMatchObject({ version, decksVersion: version, ready: true });
+    } finally {
+      await offline.close();
+    }
   });
 });
 

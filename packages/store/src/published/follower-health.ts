@@ -20,6 +20,9 @@ export const DAMAGED_RETRY_MAX_MS = 5 * 60_000;
  * and is tried again at the next poll. A new version names new objects, so it is never held back
  * by an old one's damage. Keys are object names (content-addressed parts, versions), in a Map.
  */
+/** A damaged object still waiting out its backoff: nothing was read, nothing new to log. */
+export class WaitingOutDamage extends Error {}
+
 export class DamagedObjects {
   private readonly entries = new Map<string, { until: number; failures: number; message: string }>();
 
@@ -41,6 +44,20 @@ export class DamagedObjects {
   /** `key` was read whole and good. */
   clear(key: string): void {
     this.entries.delete(key);
+  }
+
+  /** Reads `key` through the backoff (WaitingOutDamage while it lasts), noting damage or success. */
+  async read<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const blocked = this.blocked(key);
+    if (blocked) throw new WaitingOutDamage(blocked);
+    try {
+      const value = await load();
+      this.clear(key);
+      return value;
+    } catch (error) {
+      this.note(key, error);
+      throw error;
+    }
   }
 }
 

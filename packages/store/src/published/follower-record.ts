@@ -1,8 +1,11 @@
 import { mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { storeManifestSchema, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
+import { z } from 'zod';
+import { VERSION_PATTERN } from '@snapdeck/snapshot';
+import { STORE_ID_PATTERN, partRefSchema, storeManifestSchema, type PartRef, type StorePart } from './layout.ts';
 import { tempName } from './parts.ts';
+import { positionOf, type StorePosition } from './version-order.ts';
 
 /**
  * The follower's cache folder (`--cache-dir`): downloaded part files under `parts/`, and the local
@@ -11,9 +14,40 @@ import { tempName } from './parts.ts';
  */
 const LOCAL_CURRENT = 'current.json';
 
+/**
+ * The view served, as it was paired: the auth part of `position` with the decks part of
+ * `decksVersion` (older while newer decks download). Written before the view is served and before
+ * the files it replaces are removed, so it always names files that are there, and a restart
+ * serves exactly what was served (never an older version: version-order.ts).
+ */
+const recordSchema = z.object({
+  format: z.literal(2),
+  version: z.string().regex(VERSION_PATTERN),
+  sequence: z.number().int().positive().nullable(),
+  storeId: z.string().regex(STORE_ID_PATTERN).nullable(),
+  decksVersion: z.string().regex(VERSION_PATTERN),
+  parts: z.object({ auth: partRefSchema, decks: partRefSchema }),
+  checkedAt: z.number(),
+});
+/** The record of gateways before format 2: the whole manifest of a version served auth and decks alike. */
+const manifestRecordSchema = z.object({ manifest: storeManifestSchema, checkedAt: z.number() });
+
 export interface LocalRecord {
-  manifest: StoreManifest;
+  position: StorePosition;
+  decksVersion: string;
+  parts: { auth: PartRef; decks: PartRef };
+  /** When storage last confirmed it (the served version's age goes on from there). */
   checkedAt: number;
+}
+
+function parseRecord(json: unknown): LocalRecord {
+  const old = manifestRecordSchema.safeParse(json);
+  if (old.success) {
+    const { manifest, checkedAt } = old.data;
+    return { position: positionOf(manifest), decksVersion: manifest.version, parts: manifest.parts, checkedAt };
+  }
+  const record = recordSchema.parse(json);
+  return { position: { version: record.version, sequence: record.sequence, storeId: record.storeId }, decksVersion: record.decksVersion, parts: record.parts, checkedAt: record.checkedAt };
 }
 
 export class CacheFolder {
@@ -33,16 +67,16 @@ export class CacheFolder {
   /** The record, or null when there is none. Throws when it is there but unreadable. */
   async read(): Promise<LocalRecord | null> {
     const text = await readFile(join(this.dir, LOCAL_CURRENT), 'utf8').catch(() => null);
-    if (text === null) return null;
-    const saved = JSON.parse(text) as { manifest: unknown; checkedAt: number };
-    return { manifest: storeManifestSchema.parse(saved.manifest), checkedAt: saved.checkedAt };
+    return text === null ? null : parseRecord(JSON.parse(text));
   }
 
-  /** Replaces the record (written beside it, renamed into place: never half written). */
-  async write(manifest: StoreManifest): Promise<void> {
+  /** Replaces the record (written beside it, flushed, renamed into place: never half written). */
+  async write(record: LocalRecord): Promise<void> {
+    const { position, decksVersion, parts, checkedAt } = record;
     const file = join(this.dir, LOCAL_CURRENT);
     const temp = tempName(file);
-    await writeFile(temp, JSON.stringify({ manifest, checkedAt: Date.now() }));
+    const body = { format: 2, version: position.version, sequence: position.sequence, storeId: position.storeId, decksVersion, parts, checkedAt };
+    await writeFile(temp, JSON.stringify(body), { flush: true });
     await rename(temp, file);
   }
 

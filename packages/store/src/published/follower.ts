@@ -1,7 +1,8 @@
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { readPointer, type StorageDriver } from '@snapdeck/snapshot';
 import { StoreUnavailableError, type StoreLease, type StoreRefusal, type StoreSource, type StoreStatus } from '../source.ts';
-import { DamagedObjects, OutageLog, Refusals, type FollowerLog } from './follower-health.ts';
+import { DamagedObjects, OutageLog, Refusals, WaitingOutDamage, type FollowerLog } from './follower-health.ts';
+import { PollLoop } from './follower-poll.ts';
 import { CacheFolder } from './follower-record.ts';
 import { FollowedView, OpenPart, leaseOn, retireReplaced } from './follower-view.ts';
 import { storeLayout, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
@@ -25,9 +26,6 @@ export interface StoreFollowerOptions {
   log?: FollowerLog;
 }
 
-/** A damaged object still waiting out its backoff: nothing was read, nothing new to log. */
-class WaitingOutDamage extends Error {}
-
 /**
  * `serve --store LOCATION`: follows the published store (published/layout.ts). Every `pollMs` the
  * pointer is read; a new version's auth part (small) is downloaded, checked and swapped in at
@@ -46,24 +44,23 @@ export class StoreFollower implements StoreSource {
   private current: FollowedView | null = null;
   private checkedAt: number | null = null;
   private problem: string | null = 'no store version loaded yet';
-  private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private cache!: CacheFolder;
-  private refreshing: Promise<void> | null = null;
   /** The newest manifest whose decks are not served yet: fetched in the background, again at each poll until they are. */
   private wantedDecks: StoreManifest | null = null;
   private decksDownload: Promise<void> | null = null;
+  private installing: Promise<void> = Promise.resolve();
   /** The newest version served (the cache folder's record remembers it across restarts). */
   private served: StorePosition | null = null;
   private refused: StoreRefusal | null = null;
-  private readonly pollMs: number;
+  private readonly loop: PollLoop;
   private readonly damaged = new DamagedObjects();
   private readonly pointerOutage: OutageLog;
   private readonly decksOutage: OutageLog;
   private readonly refusals: Refusals;
 
   constructor(private readonly driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
-    this.pollMs = options.pollMs ?? OPERATOR_DEFAULTS.storePollMs;
+    this.loop = new PollLoop(() => this.refreshOnce(), options.pollMs ?? OPERATOR_DEFAULTS.storePollMs);
     this.pointerOutage = new OutageLog(options.log, `the store at ${driver.location}`);
     this.decksOutage = new OutageLog(options.log, `the decks part download from ${driver.location}`);
     this.refusals = new Refusals(options.log, driver.location);
@@ -73,42 +70,26 @@ export class StoreFollower implements StoreSource {
   async start(): Promise<void> {
     this.cache = await CacheFolder.open(this.options.cacheDir);
     await this.loadFromCache().catch((error: unknown) => this.options.log?.warn({ err: error }, 'store: the cache folder holds no usable version'));
-    // The first look at storage: waited for (so a gateway with a reachable store starts ready),
-    // but not for long: a store that hangs must not keep the gateway from listening, not ready.
-    const first = this.refresh().then(() => this.removeUnusedFiles()).catch(() => {});
-    void first.finally(() => this.schedule());
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([first, new Promise((resolve) => (timer = setTimeout(resolve, this.options.startWaitMs ?? 30_000)))]);
-    clearTimeout(timer);
-  }
-
-  private schedule(): void {
-    if (this.closed) return;
-    this.timer = setTimeout(() => {
-      void this.refresh().finally(() => this.schedule());
-    }, this.pollMs);
-    this.timer.unref();
+    // Waited for, so that a gateway with a reachable store starts ready (within startWaitMs).
+    await this.loop.start(this.options.startWaitMs ?? 30_000, () => this.removeUnusedFiles());
   }
 
   private async loadFromCache(): Promise<void> {
     const saved = await this.cache.read();
     if (saved === null) return;
-    const { manifest } = saved;
     // Remembered even when its files are gone: an older pointer stays refused after a restart.
-    this.served = positionOf(manifest);
-    for (const part of ['auth', 'decks'] as const) {
-      if (!(await hasPart(this.cache.partFile(part, manifest.parts[part]), manifest.parts[part]))) return;
-    }
-    const auth = new OpenPart('auth', manifest.parts.auth, this.cache.partFile('auth', manifest.parts.auth));
-    const decks = new OpenPart('decks', manifest.parts.decks, this.cache.partFile('decks', manifest.parts.decks));
-    this.swap(new FollowedView(auth, decks, positionOf(manifest), manifest.version));
+    this.served = saved.position;
+    const { auth, decks } = saved.parts;
+    if (!(await hasPart(this.cache.partFile('auth', auth), auth)) || !(await hasPart(this.cache.partFile('decks', decks), decks))) return;
+    const view = new FollowedView(new OpenPart('auth', auth, this.cache.partFile('auth', auth)), new OpenPart('decks', decks, this.cache.partFile('decks', decks)), saved.position, saved.decksVersion);
+    this.current = view;
     this.checkedAt = saved.checkedAt;
-    this.options.log?.info({ version: manifest.version }, 'store: serving the version in the cache folder until storage answers');
+    this.options.log?.info({ version: view.version, decksVersion: view.decksVersion }, 'store: serving the version in the cache folder until storage answers');
   }
 
   /** Reads the pointer and applies a new version; never throws (failures are kept in `problem`). */
   refresh(): Promise<void> {
-    return (this.refreshing ??= this.refreshOnce().finally(() => (this.refreshing = null)));
+    return this.loop.run();
   }
 
   private async refreshOnce(): Promise<void> {
@@ -121,10 +102,10 @@ export class StoreFollower implements StoreSource {
       const refusal = this.refusals.get(pointer.version);
       if (this.current?.version === pointer.version || refusal) {
         this.confirmed(refusal);
-        this.resumeDecks();
+        await this.catchUpDecks();
         return;
       }
-      const manifest = await this.read(`manifest ${pointer.version}`, () => readStoreManifest(this.driver, pointer.version));
+      const manifest = await this.damaged.read(`manifest ${pointer.version}`, () => readStoreManifest(this.driver, pointer.version));
       if (this.closed) return;
       const order = orderOf(this.served, positionOf(manifest));
       if (order === 'older' || order === 'unrelated') {
@@ -153,23 +134,9 @@ export class StoreFollower implements StoreSource {
     else outage.failed(error);
   }
 
-  /** Reads an object through the damage backoff: damaged bytes are put aside, failed reads are not. */
-  private async read<T>(key: string, load: () => Promise<T>): Promise<T> {
-    const blocked = this.damaged.blocked(key);
-    if (blocked) throw new WaitingOutDamage(blocked);
-    try {
-      const value = await load();
-      this.damaged.clear(key);
-      return value;
-    } catch (error) {
-      this.damaged.note(key, error);
-      throw error;
-    }
-  }
-
   private async openPart(part: StorePart, ref: PartRef): Promise<OpenPart> {
     const file = this.cache.partFile(part, ref);
-    if (!(await hasPart(file, ref))) await this.read(`${part} ${ref.sha256}`, () => downloadPart(this.driver, part, ref, file));
+    if (!(await hasPart(file, ref))) await this.damaged.read(`${part} ${ref.sha256}`, () => downloadPart(this.driver, part, ref, file));
     return new OpenPart(part, ref, file);
   }
 
@@ -178,23 +145,33 @@ export class StoreFollower implements StoreSource {
     const position = positionOf(manifest);
     const current = this.current;
     const auth = current && current.auth.ref.sha256 === manifest.parts.auth.sha256 ? current.auth : await this.openPart('auth', manifest.parts.auth);
-    if (!current) {
-      const decks = await this.openPart('decks', manifest.parts.decks).catch((error: unknown) => {
-        auth.db.close();
-        throw error;
-      });
-      this.swap(new FollowedView(auth, decks, position, version));
-    } else if (current.deckPart.ref.sha256 === manifest.parts.decks.sha256) {
-      this.wantedDecks = null;
-      this.swap(new FollowedView(auth, current.deckPart, position, version));
-    } else {
+    const decks = current ? null : await this.openPart('decks', manifest.parts.decks).catch((error: unknown) => {
+      auth.db.close();
+      throw error;
+    });
+    await this.install((now) => {
+      if (!now) return new FollowedView(auth, decks!, position, version);
+      if (now.deckPart.ref.sha256 === manifest.parts.decks.sha256) {
+        this.wantedDecks = null;
+        return new FollowedView(auth, now.deckPart, position, version);
+      }
       // Keys and tokens now; the decks when they have arrived (the auth part does not depend on them).
       this.wantedDecks = manifest;
-      this.swap(new FollowedView(auth, current.deckPart, position, current.decksVersion));
-      this.resumeDecks();
-    }
-    if (this.current?.decksVersion === version) await this.cache.write(manifest);
+      return new FollowedView(auth, now.deckPart, position, now.decksVersion);
+    });
+    this.resumeDecks();
     this.options.log?.info({ version, decksVersion: this.current?.decksVersion }, 'store: now serving version');
+  }
+
+  /** Served keys ahead of their decks with no download under way (a restart, a failure): fetch them again. */
+  private async catchUpDecks(): Promise<void> {
+    const now = this.current;
+    if (now && !this.wantedDecks && !this.decksDownload && now.decksVersion !== now.version) {
+      const manifest = await this.damaged.read(`manifest ${now.version}`, () => readStoreManifest(this.driver, now.version));
+      if (manifest.parts.decks.sha256 !== now.deckPart.ref.sha256) this.wantedDecks = manifest;
+      else await this.install((latest) => (latest === now ? new FollowedView(now.auth, now.deckPart, now.position, now.version) : null));
+    }
+    this.resumeDecks();
   }
 
   /** Starts fetching the wanted decks unless they are served or already on their way. */
@@ -204,29 +181,44 @@ export class StoreFollower implements StoreSource {
     const ref = wanted.parts.decks;
     this.decksDownload = this.openPart('decks', ref)
       .then(async (decks) => {
-        const now = this.current!;
-        // Wanted no more (a newer version names other decks, or the follower closed): let them go.
-        if (this.closed || this.wantedDecks?.parts.decks.sha256 !== ref.sha256) {
-          if (now.deckPart.file === decks.file) decks.db.close();
+        let installed = false;
+        await this.install((now) => {
+          // Wanted no more (a newer version names other decks, or the follower closed): let them go.
+          const named = this.wantedDecks;
+          if (!now || this.closed || named?.parts.decks.sha256 !== ref.sha256) return null;
+          this.wantedDecks = null;
+          installed = true;
+          return new FollowedView(now.auth, decks, now.position, named.version);
+        });
+        if (!installed) {
+          if (this.current?.deckPart.file === decks.file) decks.db.close();
           else decks.retire();
           return;
         }
-        const named = this.wantedDecks;
-        this.wantedDecks = null;
-        this.swap(new FollowedView(now.auth, decks, now.position, named.version));
-        if (now.version === named.version) await this.cache.write(named);
         this.decksOutage.succeeded();
-        this.options.log?.info({ decksVersion: named.version }, 'store: decks of the version now served');
+        this.options.log?.info({ decksVersion: this.current?.decksVersion }, 'store: decks of the version now served');
       })
       .catch((error: unknown) => this.failed(error, this.decksOutage, 'the decks of a published version failed their checks; the previous decks are kept'))
       .finally(() => (this.decksDownload = null));
   }
 
-  private swap(next: FollowedView): void {
-    const old = this.current;
-    this.current = next;
-    this.served = next.position;
-    retireReplaced(old, next);
+  /**
+   * Makes `make(current)` the view served, one install at a time (a decks download and a poll may
+   * finish together): the cache folder's record is written first, so a restart at any point
+   * serves this view or the one before it, and the files it replaces are removed only after.
+   */
+  private install(make: (current: FollowedView | null) => FollowedView | null): Promise<void> {
+    const run = this.installing.then(async () => {
+      const next = make(this.current);
+      if (!next) return;
+      await this.cache.write({ position: next.position, decksVersion: next.decksVersion, parts: { auth: next.auth.ref, decks: next.deckPart.ref }, checkedAt: Date.now() });
+      const old = this.current;
+      this.current = next;
+      this.served = next.position;
+      retireReplaced(old, next);
+    });
+    this.installing = run.catch(() => {});
+    return run;
   }
 
   /** Part files in the cache folder that no view uses (left by an earlier run): removed. */
@@ -236,7 +228,7 @@ export class StoreFollower implements StoreSource {
 
   /** Waits for a decks download in progress (tests, benchmarks). */
   async settled(): Promise<void> {
-    await this.refreshing;
+    await this.loop.idle();
     await this.decksDownload;
   }
 
@@ -273,8 +265,7 @@ export class StoreFollower implements StoreSource {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.refreshing;
+    await this.loop.stop();
     await this.decksDownload;
     const view = this.current;
     this.current = null;
