@@ -3,7 +3,7 @@
  * swap, a replaced part's file goes once no lease holds it (the cache folder stays bounded), keys
  * move ahead of a decks download, and a damaged part is never opened.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -166,6 +166,29 @@ describe('versions only move forward', () => {
       await gateway.close();
       first.close();
       second.close();
+    }
+  });
+
+  it('the writer moves a rolled-back store forward even with nothing new to publish, reusing its parts', async () => {
+    const location = new FsDriver(join(dir, 'rolled'));
+    const writer = openDatabase(join(dir, 'rolled.db'));
+    try {
+      const keys = new KeyStore(writer);
+      const { record } = keys.create({ name: 'revoked later' });
+      await publishStore(writer, location);
+      const old = await location.get(storeLayout.pointer);
+      keys.revoke(record.id);
+      const own = await publishStore(writer, location);
+      await location.put(storeLayout.pointer, old!.body);
+      const next = await publishStore(writer, location);
+      expect(next).toMatchObject({ alreadyCurrent: false, built: [], rolledBack: { own: own.version } });
+      const manifest = (version: string) => JSON.parse(Buffer.from(readFileSync(join(location.location, storeLayout.manifest(version)))).toString());
+      expect(manifest(next.version).sequence).toBe(manifest(own.version).sequence + 1);
+      expect(manifest(next.version).parts).toEqual(manifest(own.version).parts);
+      expect((await readPointer(location, storeLayout.pointer))!.version).toBe(next.version);
+      expect((await publishStore(writer, location)).alreadyCurrent).toBe(true);
+    } finally {
+      writer.close();
     }
   });
 

@@ -23,7 +23,9 @@ export function registerStoreCommand(program: Command): void {
       `
 Only what changed is sent: keys and tokens (small) and decks (large) are separate parts, so a
 key change publishes kilobytes whatever the number of decks. There is one writer per store: a
-database that did not publish the current version (or was not restored from it) is refused.
+database that did not publish the current version (or was not restored from it) is refused. A
+pointer put back to a version older than this database published is reported, and the store is
+moved forward again from this database (nothing it holds is lost).
 
 Examples:
   $ npx snapdeck store publish --to snapshots
