@@ -50,6 +50,7 @@ export class StoreFollower implements StoreSource {
   private wantedDecks: StoreManifest | null = null;
   private decksDownload: Promise<void> | null = null;
   private installing: Promise<void> = Promise.resolve();
+  private lastManifest: StoreManifest | null = null;
   /** The newest version served (the cache folder's record remembers it across restarts). */
   private served: StorePosition | null = null;
   private refused: StoreRefusal | null = null;
@@ -92,31 +93,42 @@ export class StoreFollower implements StoreSource {
     return this.loop.run();
   }
 
-  private async refreshOnce(): Promise<void> {
+  /** One look at storage; false when storage could not be reached (the loop tries again soon). */
+  private async refreshOnce(): Promise<boolean> {
     try {
       const pointer = await readPointer(this.driver, storeLayout.pointer);
       if (!pointer) {
         this.problem = `no store has been published at ${this.driver.location}`;
-        return;
+        return true;
       }
       const refusal = this.refusals.get(pointer.version);
       if (this.current?.version === pointer.version || refusal) {
         this.confirmed(refusal);
         await this.catchUpDecks();
-        return;
+        return true;
       }
-      const manifest = await this.damaged.read(`manifest ${pointer.version}`, () => readStoreManifest(this.driver, pointer.version));
-      if (this.closed) return;
+      const manifest = await this.manifest(pointer.version);
+      if (this.closed) return true;
       const order = orderOf(this.served, positionOf(manifest));
       if (order === 'older' || order === 'unrelated') {
         this.confirmed(this.refusals.refuse(manifest.version, order, this.served!.version));
-        return;
+        return true;
       }
       await this.apply(manifest);
       this.confirmed(null);
+      return true;
     } catch (error) {
       this.failed(error, this.pointerOutage, 'a published version failed its checks and is NOT used; the previous one is kept');
+      return error instanceof StoreDamagedError || error instanceof WaitingOutDamage;
     }
+  }
+
+  /** A version's manifest; the last one read is kept (immutable), so a retry reads only what failed. */
+  private async manifest(version: string): Promise<StoreManifest> {
+    if (this.lastManifest?.version === version) return this.lastManifest;
+    const manifest = await this.damaged.read(`manifest ${version}`, () => readStoreManifest(this.driver, version));
+    this.lastManifest = manifest;
+    return manifest;
   }
 
   /** Storage answered: the served version is the newest it names (`refused`: the pointer's, refused). */
@@ -167,7 +179,7 @@ export class StoreFollower implements StoreSource {
   private async catchUpDecks(): Promise<void> {
     const now = this.current;
     if (now && !this.wantedDecks && !this.decksDownload && now.decksVersion !== now.version) {
-      const manifest = await this.damaged.read(`manifest ${now.version}`, () => readStoreManifest(this.driver, now.version));
+      const manifest = await this.manifest(now.version);
       if (manifest.parts.decks.sha256 !== now.deckPart.ref.sha256) this.wantedDecks = manifest;
       else await this.install((latest) => (latest === now ? new FollowedView(now.auth, now.deckPart, now.position, now.version) : null));
     }
