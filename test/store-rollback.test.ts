@@ -80,7 +80,8 @@ describe('a pointer put back to an older version', () => {
     expect(later.code, later.stderr).toBe(0);
     laterKey = later.stdout.trim();
     newest = (await readPointer(driver, storeLayout.pointer))!.version;
-    await waitFor(async () => (await Promise.all(gateways.map((g) => statusOn(g, revokedKey)))).every((s) => s === 401), 10_000, 'revocation not served');
+    await waitFor(async () => (await Promise.all(gateways.map((g) => statusOn(g, laterKey)))).every((s) => s === 200), 10_000, 'the newest version not served');
+    for (const g of gateways) expect(await statusOn(g, revokedKey)).toBe(401);
 
     // The attack: v1's pointer object written back, unconditionally.
     await driver.put(storeLayout.pointer, oldPointer, { contentType: 'application/json' });
