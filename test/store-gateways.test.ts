@@ -128,7 +128,7 @@ describe('two gateways following one published store', () => {
     const fakeSha = sha256Hex(Buffer.concat([Buffer.from('corrupt'), good]));
     await driver.put(storeLayout.segment('auth', fakeSha, 0), bad);
     const version = newVersionId();
-    const corrupt = { ...manifest, version, base: pointer.version, parts: { ...manifest.parts, auth: { ...manifest.parts.auth, sha256: fakeSha } } };
+    const corrupt = { ...manifest, version, base: pointer.version, sequence: manifest.sequence! + 1, parts: { ...manifest.parts, auth: { ...manifest.parts.auth, sha256: fakeSha } } };
     await driver.put(storeLayout.manifest(version), Buffer.from(JSON.stringify(corrupt)));
     await swapPointer(driver, storeLayout.pointer, version, pointer);
     await new Promise((resolve) => setTimeout(resolve, 1500));

@@ -10,12 +10,17 @@
  *       with the store);
  *   (d) gateway RSS (peak) while it downloads and swaps to a new million-deck decks part;
  *   (e) deck endpoints' requests/s (wrk) with --store against --db on the same million decks in the
- *       same run (target ≥ 0.95×).
+ *       same run (target ≥ 0.95×);
+ *   (f) key revoke → 401 on both gateways while storage fails (issue 18): every request failing for
+ *       2 s around the publish, then one request in three failing at random; p50 and p99 of
+ *       --fault-trials trials each (default 50, target p99 ≤ 5 s), on S3 (moto) behind the
+ *       fault-injecting proxy, gateways with the default poll (1 s) and S3 retries
+ *       (lib/store-faults.ts). `--only faults` runs (f) alone (a minute or two per 10 trials).
  * The store location is a local folder (the same driver code as S3 minus the network; moto is
  * far too slow for gigabytes). The deck databases are generated with the seeded generator and
  * cached under the OS temp folder (keyed by count, seed, templates and schema); --fresh rebuilds.
  *
- * Usage: npm run bench:store [-- --seconds 8 --rounds 5 --fresh]
+ * Usage: npm run bench:store [-- --seconds 8 --rounds 5 --fresh --fault-trials 50 --only faults]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -28,6 +33,7 @@ import { KeyStore, MIGRATIONS, importDecks, openDatabase, publishStore, type Db 
 import { SYNTHETIC_TEMPLATES, generateDeckLines } from '../lib/deck-generator.ts';
 import { writeDefaultCatalog } from '../generate-catalog.ts';
 import { rssMB, startGatewayProcess, waitForHttp } from './lib/process.ts';
+import { revokeUnderFaults } from './lib/store-faults.ts';
 import { PINNING, ensureWrk, pinServer, runWrk } from './lib/wrk.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -41,6 +47,9 @@ const seconds = Number(args[args.indexOf('--seconds') + 1] || 0) || 8;
 const fresh = args.includes('--fresh');
 /** (e): rounds of one --store run then one --db run; the ratio is the median of the rounds' ratios. */
 const rounds = Number(args[args.indexOf('--rounds') + 1] || 0) || 5;
+/** (f): trials per fault scenario. */
+const faultTrials = Number(args.includes('--fault-trials') ? args[args.indexOf('--fault-trials') + 1] : 0) || TRIALS;
+const onlyFaults = args.includes('--only') && args[args.indexOf('--only') + 1] === 'faults';
 
 const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -103,13 +112,40 @@ async function until(bases: string[], check: (base: string) => Promise<boolean>,
   return performance.now() - started;
 }
 
+/** Card snapshots of the default catalog, for the gateways to start on. */
+function buildSnapshots(work: string): string {
+  const catalogDir = join(work, 'catalog');
+  writeDefaultCatalog(catalogDir);
+  const snapshots = join(work, 'snapshots');
+  if (spawnSync(process.execPath, [cli, 'build', '--catalog', catalogDir, '--out', snapshots], { stdio: ['ignore', 'ignore', 'inherit'] }).status !== 0) throw new Error('build failed');
+  return snapshots;
+}
+
+/** (f): revoke → 401 on both gateways under storage faults. */
+async function faults(work: string, snapshots: string, children: ChildProcess[]): Promise<void> {
+  const figures = await revokeUnderFaults({ cli, work, snapshots, trials: faultTrials, ports: [18794, 18795], children });
+  const slowest = (values: number[]) => [...values].sort((a, b) => b - a).slice(0, 5).map((v) => v.toFixed(0)).join(', ');
+  const fmt = (values: number[]) =>
+    `p50 ${quantile(values, 0.5).toFixed(0)} ms, p99 ${quantile(values, 0.99).toFixed(0)} ms (target p99 ≤ 5000 ms ${quantile(values, 0.99) <= 5000 ? 'ok' : 'MISSED'}), slowest ${slowest(values)} ms`;
+  console.log(`(f) key revoke → 401 on both gateways under storage faults (S3 on moto behind a fault-injecting proxy, default poll 1 s, ${faultTrials} trials each):`);
+  console.log(`    every request failing for 2 s around the publish: ${fmt(figures.outage)}; ${figures.failedRequests.outage} requests failed`);
+  console.log(`    one request in three failing at random (right after those outages: the S3 client's retry quota is spent): ${fmt(figures.oneInThree)}; ${figures.failedRequests.oneInThree} requests failed`);
+}
+
 async function main(): Promise<void> {
-  ensureWrk();
   const work = await mkdtemp(join(tmpdir(), 'snapdeck-bench-store-'));
   const children: ChildProcess[] = [];
   process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
   console.log(`snapdeck store benchmark — ${new Date().toISOString()}, node ${process.version}, ${PINNING}`);
   console.log('2-core machine with other work running in parallel: figures are noisy.\n');
+  if (onlyFaults) {
+    await faults(work, buildSnapshots(work), children);
+    for (const child of children) child.kill('SIGTERM');
+    await sleep(500);
+    await rm(work, { recursive: true, force: true });
+    return;
+  }
+  ensureWrk();
 
   // (a) publish time and bytes.
   const publishAt = async (count: number): Promise<{ db: Db; file: string; location: string }> => {
@@ -129,11 +165,7 @@ async function main(): Promise<void> {
   small.db.close();
   const { db, file, location } = await publishAt(1_000_000);
 
-  // Snapshots of the default catalog.
-  const catalogDir = join(work, 'catalog');
-  writeDefaultCatalog(catalogDir);
-  const snapshots = join(work, 'snapshots');
-  if (spawnSync(process.execPath, [cli, 'build', '--catalog', catalogDir, '--out', snapshots], { stdio: ['ignore', 'ignore', 'inherit'] }).status !== 0) throw new Error('build failed');
+  const snapshots = buildSnapshots(work);
 
   // Two followers of the million-deck store.
   const t0 = performance.now();
@@ -206,6 +238,8 @@ async function main(): Promise<void> {
     const list = (pick: (r: { store: number; db: number }) => number) => results.map((r) => pick(r).toFixed(0)).join(' / ');
     console.log(`    ${endpoint.name}: --store ${list((r) => r.store)}/s, --db ${list((r) => r.db)}/s → median ratio ${ratio.toFixed(2)}× (target ≥ 0.95× ${ratio >= 0.95 ? 'ok' : 'MISSED'})`);
   }
+  for (const child of children) child.kill('SIGTERM');
+  await faults(work, snapshots, children);
   for (const child of children) child.kill('SIGTERM');
   await sleep(500);
   await rm(work, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { StorageDriver } from '@snapdeck/snapshot';
 import { OperatorError } from '@snapdeck/contract';
-import { StoreLineageError, publishStore, type Db, type StorePublishResult } from '@snapdeck/store';
+import { StoreLineageError, publishStore, rolledBackMessage, type Db, type StorePublishResult } from '@snapdeck/store';
 import { outputOf } from './output.ts';
 import { openStoreLocation } from './store-location.ts';
 
@@ -25,6 +25,11 @@ export function publishTarget(option: string | undefined, env: NodeJS.ProcessEnv
 }
 
 export function describePublish(result: StorePublishResult, location: string): string {
+  const warning = result.rolledBack ? `warning: ${rolledBackMessage(location, result.rolledBack)}\n` : '';
+  return warning + describeVersion(result, location);
+}
+
+function describeVersion(result: StorePublishResult, location: string): string {
   if (result.alreadyCurrent) return `store version ${result.version} at ${location} is already current: nothing changed since the last publish\n`;
   const built = result.built.length > 0 ? `sent ${result.built.join(' and ')} (${(result.bytesSent / 1e6).toFixed(2)} MB)` : 'nothing new to send';
   return `published store version ${result.version} to ${location}: ${built}; auth ${(result.sizes.auth / 1e3).toFixed(1)} kB, decks ${(result.sizes.decks / 1e6).toFixed(2)} MB, in ${(result.elapsedMs / 1000).toFixed(2)} s\n`;
@@ -66,9 +71,14 @@ export async function publishAfterChange(command: Command, db: Db, dbFile: strin
   }
 }
 
-/** A publish failure as the operator reads it: the library's reason, and the command that fixes it. */
+/**
+ * A publish failure as the operator reads it: the library's reason, and the command that fixes
+ * it. Never `restore --force` over this database: that would drop what it holds (revocations
+ * among it) for what the location holds; a restore goes to a new file, and refuses a pointer
+ * older than the newest version there.
+ */
 export function publishFailure(error: unknown, dbFile: string): string {
   const reason = (error as Error).message;
-  if (error instanceof StoreLineageError) return `${reason}\n  npx snapdeck store restore --from ${error.location} --db ${dbFile} --force`;
+  if (error instanceof StoreLineageError) return `${reason}\n  npx snapdeck store restore --from ${error.location} --db ${dbFile}.restored`;
   return reason;
 }

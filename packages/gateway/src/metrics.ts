@@ -75,6 +75,19 @@ export class GatewayMetrics implements RequestObserver {
           if (status.version) this.set({ version: status.version, decks_version: status.decksVersion ?? '' }, 1);
         },
       });
+      storeCounter(
+        'snapdeck_store_refused_pointers_total',
+        'Distinct store pointers refused because they name a version older than (or unrelated to) one this gateway has served',
+        () => store.status().refusedPointers,
+      );
+      new Gauge({
+        name: 'snapdeck_store_pointer_refused',
+        help: '1 while the store pointer names a version this gateway refuses (it keeps serving its own), else 0',
+        registers,
+        collect() {
+          this.set(store.status().refused ? 1 : 0);
+        },
+      });
       new Gauge({
         name: 'snapdeck_store_age_seconds',
         help: 'Seconds since storage last confirmed that the served store version is current (grows while storage is unreachable); -1 before any version is loaded',

@@ -8,6 +8,8 @@ export * from './source.ts';
 export * from './published/layout.ts';
 export * from './published/parts.ts';
 export * from './published/publish.ts';
+export * from './published/publications.ts';
+export * from './published/version-order.ts';
 export * from './published/restore.ts';
 export * from './published/follower.ts';
 export * from './published/presence.ts';

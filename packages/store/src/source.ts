@@ -35,6 +35,24 @@ export interface StoreStatus {
   ageSeconds: number | null;
   /** Why it is not ready, or the last refresh failure. */
   problem: string | null;
+  /** The served version's place in the store's history (store mode; null before sequences existed). */
+  sequence: number | null;
+  /**
+   * The pointer names a version this gateway refuses, older than (or unrelated to) one it has
+   * served (store mode): it keeps serving `version` and follows again once the pointer moves past.
+   */
+  refused: StoreRefusal | null;
+  /** Distinct pointers refused since the start (store mode). */
+  refusedPointers: number;
+}
+
+export interface StoreRefusal {
+  /** The version the pointer names. */
+  version: string;
+  reason: 'older' | 'unrelated';
+  /** When this gateway first saw the pointer name it (ISO 8601). */
+  since: string;
+  message: string;
 }
 
 export interface StoreSource {
@@ -66,7 +84,10 @@ export class LocalStoreSource implements StoreSource {
   }
 
   status(): StoreStatus {
-    return { mode: 'db', location: this.db.name, ready: true, version: null, decksVersion: null, ageSeconds: null, problem: null };
+    return {
+      mode: 'db', location: this.db.name, ready: true, version: null, decksVersion: null, ageSeconds: null, problem: null,
+      sequence: null, refused: null, refusedPointers: 0,
+    };
   }
 
   async close(): Promise<void> {}

@@ -26,7 +26,9 @@ export function registerStoreCommand(program: Command): void {
       `
 Only what changed is sent: keys and tokens (small) and decks (large) are separate parts, so a
 key change publishes kilobytes whatever the number of decks. There is one writer per store: a
-database that did not publish the current version (or was not restored from it) is refused.
+database that did not publish the current version (or was not restored from it) is refused. A
+pointer put back to a version older than this database published is reported, and the store is
+moved forward again from this database (nothing it holds is lost).
 
 Examples:
   $ npx snapdeck store publish --to snapshots
@@ -54,20 +56,24 @@ Examples:
     .description('write a writer database from the store version current at a location (disaster recovery, moving the writer)')
     .requiredOption('--from <location>', 'a folder or s3://bucket/prefix where the store is published')
     .addOption(dbOption('the database file to write'))
+    .option('--version <version>', 'restore this store version instead of the one the pointer names (needed when a newer one is there)')
     .option('--force', 'replace the file if it exists (its keys, tokens and decks are lost)')
     .addHelpText(
       'after',
       `
-The restored database may publish to that location again (it is derived from its current
-version). Every checksum is verified; a damaged version is refused and nothing is written.
+The restored database may publish to that location again (it is derived from the version
+restored; its next publish moves the store forward from there). Every checksum is verified; a
+damaged version is refused and nothing is written. A pointer naming an older version than the
+newest one at the location (it was put back) is refused unless --version says which to take.
 
-Example:
-  $ npx snapdeck store restore --from s3://my-bucket/snapdeck --db /var/lib/snapdeck/snapdeck.db`,
+Examples:
+  $ npx snapdeck store restore --from s3://my-bucket/snapdeck --db /var/lib/snapdeck/snapdeck.db
+  $ npx snapdeck store restore --from s3://my-bucket/snapdeck --db new.db --version 2026-11-22T11-05-12-345Z-1a2b3c`,
     )
-    .action(async (options: { from: string; db: string; force?: boolean }, command: Command) => {
+    .action(async (options: { from: string; db: string; force?: boolean; version?: string }, command: Command) => {
       const driver = openStoreLocation(options.from, `--from ${options.from}`);
       try {
-        const result = await restoreStore(driver, options.db, { force: options.force });
+        const result = await restoreStore(driver, options.db, { force: options.force, version: options.version });
         outputOf(command).out(`restored ${options.db} from store version ${result.version} at ${options.from}: ${result.keys} keys, ${result.tokens} tokens, ${result.decks} decks\n`);
       } catch (error) {
         if (error instanceof RestoreTargetExistsError) {

@@ -12,8 +12,9 @@ const OK = JSON.stringify({ status: 'ok' });
  *   public game is loaded, else 503 `{"status":"not ready","missing":[games]}` (readiness). The
  *   probe itself asks the store for each game, so it also loads them; internal games are ignored.
  *   A gateway following a published store (`--store`) adds `store: {version, decksVersion,
- *   ageSeconds, problem?}` and is not ready (503) until it has loaded a version (or, with
- *   --max-store-age, while the version it has is older than that).
+ *   sequence, ageSeconds, refused?, problem?}` and is not ready (503) until it has loaded a
+ *   version (or, with --max-store-age, while the version it has is older than that). `refused`:
+ *   the pointer names an older version than the one served, which it keeps serving (still ready).
  */
 export function healthRoutes({ get, versions, log, store }: GatewayRoutes): void {
   // Every 200 of a GET carries an ETag (CDN-ready HTTP), probes included; no-store all the same.
@@ -37,7 +38,12 @@ export function healthRoutes({ get, versions, log, store }: GatewayRoutes): void
     // With --store: the store version served and its age (seconds since storage confirmed it).
     const status = store.status();
     const storeInfo = status.mode === 'store'
-      ? { store: { version: status.version, decksVersion: status.decksVersion, ageSeconds: status.ageSeconds, ...(status.problem ? { problem: status.problem } : {}) } }
+      ? {
+          store: {
+            version: status.version, decksVersion: status.decksVersion, sequence: status.sequence, ageSeconds: status.ageSeconds,
+            ...(status.refused ? { refused: status.refused } : {}), ...(status.problem ? { problem: status.problem } : {}),
+          },
+        }
       : {};
     if (missing.length > 0 || !status.ready) {
       missing.sort((a, b) => GAME_SLUGS.indexOf(a as never) - GAME_SLUGS.indexOf(b as never));

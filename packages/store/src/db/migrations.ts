@@ -146,4 +146,15 @@ export const MIGRATIONS: Migration[] = [
       CREATE TRIGGER store_decks_delete AFTER DELETE ON decks BEGIN UPDATE store_generations SET generation = generation + 1 WHERE part = 'decks'; END;
     `,
   },
+  {
+    version: 4,
+    name: 'store sequence and store id of the last publication',
+    // Versions only move forward (published/version-order.ts): the writer remembers the sequence
+    // and store id of the version it last published or was restored from, so that a pointer put
+    // back to an older version is recognised as such, and its next publish numbers above both.
+    sql: `
+      ALTER TABLE store_publications ADD COLUMN sequence INTEGER;
+      ALTER TABLE store_publications ADD COLUMN store_id TEXT;
+    `,
+  },
 ];

@@ -1,18 +1,15 @@
-import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile, rename } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { readPointer, type StorageDriver } from '@snapdeck/snapshot';
-import { DECK_CURSOR_SECRET } from '../decks/secret.ts';
-import { DeckStore } from '../decks/store.ts';
-import { KeyStore } from '../keys/store.ts';
-import { StoreUnavailableError, type StoreLease, type StoreSource, type StoreStatus, type StoreView } from '../source.ts';
-import { storeLayout, storeManifestSchema, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
-import { StoreDamagedError, downloadPart, hasPart, tempName } from './parts.ts';
+import { StoreUnavailableError, type StoreLease, type StoreRefusal, type StoreSource, type StoreStatus } from '../source.ts';
+import { DamagedObjects, OutageLog, Refusals, WaitingOutDamage, type FollowerLog } from './follower-health.ts';
+import { PollLoop } from './follower-poll.ts';
+import { CacheFolder } from './follower-record.ts';
+import { FollowedView, OpenPart, leaseOn, retireReplaced } from './follower-view.ts';
+import { storeLayout, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
+import { StoreDamagedError, downloadPart, hasPart } from './parts.ts';
 import { readStoreManifest } from './publish.ts';
 import { StorePresence, retiredPartsDrained, servedStateOf } from './presence.ts';
+import { orderOf, positionOf, type StorePosition } from './version-order.ts';
 
 export interface StoreFollowerOptions {
   /** Folder for downloaded parts; default: a new temporary folder, removed on close. */
@@ -29,46 +26,8 @@ export interface StoreFollowerOptions {
   startWaitMs?: number;
   /** How often the presence record (presence.ts) is rewritten besides each change. Default OPERATOR_DEFAULTS.storePresenceMs. */
   presenceMs?: number;
-  log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  log?: FollowerLog;
 }
-
-/** One part file opened read-only, shared by the views that name it; removed once retired and unused. */
-class OpenPart {
-  users = 0;
-  retired = false;
-  readonly db: Database.Database;
-
-  constructor(readonly part: StorePart, readonly ref: PartRef, readonly file: string) {
-    this.db = new Database(file, { readonly: true, fileMustExist: true });
-    // The file never changes: hold the shared lock from the first read on, instead of taking and
-    // dropping it (and checking for a hot journal) around every statement. Measured on the
-    // million-deck part: getDeck 70 µs → 48 µs, ahead of the writer's WAL database (63 µs).
-    this.db.pragma('locking_mode = EXCLUSIVE');
-  }
-
-  disposeIfUnused(): void {
-    if (!this.retired || this.users > 0) return;
-    this.db.close();
-    rmSync(this.file, { force: true }); // an unlink: cheap, and done before the next request
-  }
-}
-
-class FollowedView implements StoreView {
-  readonly keys: KeyStore;
-  readonly decks: DeckStore;
-  readonly cursorKey: Buffer;
-
-  constructor(readonly auth: OpenPart, readonly deckPart: OpenPart, readonly version: string, public decksVersion: string) {
-    this.keys = new KeyStore(auth.db);
-    const token = auth.db.prepare<[string], { deck_id: string; expires_at: number | null }>('SELECT deck_id, expires_at FROM deck_tokens WHERE token_hash = ?');
-    this.decks = new DeckStore(deckPart.db, { tokens: (hash) => token.get(hash) });
-    const secret = deckPart.db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?').get(DECK_CURSOR_SECRET);
-    if (!secret) throw new Error(`the decks part ${deckPart.ref.sha256} has no listing cursor key`);
-    this.cursorKey = Buffer.from(secret.value, 'base64url');
-  }
-}
-
-const LOCAL_CURRENT = 'current.json';
 
 /**
  * `serve --store LOCATION`: follows the published store (published/layout.ts). Every `pollMs` the
@@ -76,196 +35,221 @@ const LOCAL_CURRENT = 'current.json';
  * once, paired with the decks already loaded; a new decks part downloads in the background and
  * is swapped in when whole and checked. So a key or token change is served within a poll plus a
  * small download whatever the number of decks, and deck changes within their download time.
- * A part whose checksums do not match is never opened: it is logged and the previous one kept.
- * While storage is unreachable the last version keeps being served and its age grows.
+ * Versions only move forward (version-order.ts): a pointer naming a version older than (or
+ * unrelated to) one served, which the cache folder remembers across restarts, is refused, logged
+ * once, counted and shown in status(), and the served version kept.
+ * A failed read or download is tried again at the next poll, so a hiccup costs a poll, not a
+ * bound; only bytes that fail their checks are put aside, for a backoff (follower-health.ts). A
+ * part whose checksums do not match is never opened. While storage is unreachable the last
+ * version keeps being served and its age grows.
  */
 export class StoreFollower implements StoreSource {
   private current: FollowedView | null = null;
   private checkedAt: number | null = null;
   private problem: string | null = 'no store version loaded yet';
-  private timer: NodeJS.Timeout | null = null;
   private closed = false;
-  private cacheDir = '';
-  private ownCacheDir = false;
-  private refreshing: Promise<void> | null = null;
-  private decksDownload: { sha256: string; promise: Promise<void> } | null = null;
-  /** Versions found damaged: not retried until this time (a new publish makes a new version anyway). */
-  private readonly rejected = new Map<string, number>();
-  private readonly pollMs: number;
+  private cache!: CacheFolder;
+  /** The newest manifest whose decks are not served yet: fetched in the background, again at each poll until they are. */
+  private wantedDecks: StoreManifest | null = null;
+  private decksDownload: Promise<void> | null = null;
+  private installing: Promise<void> = Promise.resolve();
+  private lastManifest: StoreManifest | null = null;
+  /** The newest version served (the cache folder's record remembers it across restarts). */
+  private served: StorePosition | null = null;
+  private refused: StoreRefusal | null = null;
+  private readonly loop: PollLoop;
+  private readonly damaged = new DamagedObjects();
+  private readonly pointerOutage: OutageLog;
+  private readonly decksOutage: OutageLog;
+  private readonly refusals: Refusals;
+  /** What this gateway serves, told to the writer (a purge waits for it). */
   private readonly presence: StorePresence;
 
   constructor(private readonly driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
-    this.pollMs = options.pollMs ?? OPERATOR_DEFAULTS.storePollMs;
+    this.loop = new PollLoop(() => this.refreshOnce(), options.pollMs ?? OPERATOR_DEFAULTS.storePollMs);
+    this.pointerOutage = new OutageLog(options.log, `the store at ${driver.location}`);
+    this.decksOutage = new OutageLog(options.log, `the decks part download from ${driver.location}`);
+    this.refusals = new Refusals(options.log, driver.location);
     this.presence = new StorePresence(driver, { cacheDir: options.cacheDir, intervalMs: options.presenceMs, log: options.log });
   }
 
   /** Loads what the cache folder holds (if anything), tries storage once, then follows it. */
   async start(): Promise<void> {
-    if (this.options.cacheDir) {
-      this.cacheDir = this.options.cacheDir;
-      await mkdir(join(this.cacheDir, 'parts'), { recursive: true });
-    } else {
-      this.cacheDir = await mkdtemp(join(tmpdir(), 'snapdeck-store-cache-'));
-      this.ownCacheDir = true;
-      await mkdir(join(this.cacheDir, 'parts'), { recursive: true });
-    }
+    this.cache = await CacheFolder.open(this.options.cacheDir);
     await this.loadFromCache().catch((error: unknown) => this.options.log?.warn({ err: error }, 'store: the cache folder holds no usable version'));
-    // The first look at storage: waited for (so a gateway with a reachable store starts ready),
-    // but not for long: a store that hangs must not keep the gateway from listening, not ready.
-    const first = this.refresh().then(() => this.removeUnusedFiles()).catch(() => {});
-    void first.finally(() => this.schedule());
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([first, new Promise((resolve) => (timer = setTimeout(resolve, this.options.startWaitMs ?? 30_000)))]);
-    clearTimeout(timer);
-  }
-
-  private schedule(): void {
-    if (this.closed) return;
-    this.timer = setTimeout(() => {
-      void this.refresh().finally(() => this.schedule());
-    }, this.pollMs);
-    this.timer.unref();
-  }
-
-  private partFile(part: StorePart, ref: PartRef): string {
-    return join(this.cacheDir, 'parts', `${part}-${ref.sha256}.db`);
+    // Waited for, so that a gateway with a reachable store starts ready (within startWaitMs).
+    await this.loop.start(this.options.startWaitMs ?? 30_000, () => this.removeUnusedFiles());
   }
 
   private async loadFromCache(): Promise<void> {
-    const text = await readFile(join(this.cacheDir, LOCAL_CURRENT), 'utf8').catch(() => null);
-    if (text === null) return;
-    const saved = JSON.parse(text) as { manifest: unknown; checkedAt: number };
-    const manifest = storeManifestSchema.parse(saved.manifest);
-    for (const part of ['auth', 'decks'] as const) {
-      if (!(await hasPart(this.partFile(part, manifest.parts[part]), manifest.parts[part]))) return;
-    }
-    const auth = new OpenPart('auth', manifest.parts.auth, this.partFile('auth', manifest.parts.auth));
-    const decks = new OpenPart('decks', manifest.parts.decks, this.partFile('decks', manifest.parts.decks));
-    this.swap(new FollowedView(auth, decks, manifest.version, manifest.version));
+    const saved = await this.cache.read();
+    if (saved === null) return;
+    // Remembered even when its files are gone: an older pointer stays refused after a restart.
+    this.served = saved.position;
+    const { auth, decks } = saved.parts;
+    if (!(await hasPart(this.cache.partFile('auth', auth), auth)) || !(await hasPart(this.cache.partFile('decks', decks), decks))) return;
+    const view = new FollowedView(new OpenPart('auth', auth, this.cache.partFile('auth', auth)), new OpenPart('decks', decks, this.cache.partFile('decks', decks)), saved.position, saved.decksVersion);
+    this.current = view;
+    this.presence.served(servedStateOf(view), retiredPartsDrained(null, view));
     this.checkedAt = saved.checkedAt;
-    this.options.log?.info({ version: manifest.version }, 'store: serving the version in the cache folder until storage answers');
+    this.options.log?.info({ version: view.version, decksVersion: view.decksVersion }, 'store: serving the version in the cache folder until storage answers');
   }
 
   /** Reads the pointer and applies a new version; never throws (failures are kept in `problem`). */
   refresh(): Promise<void> {
-    return (this.refreshing ??= this.refreshOnce().finally(() => (this.refreshing = null)));
+    return this.loop.run();
   }
 
-  private async refreshOnce(): Promise<void> {
+  /** One look at storage; false when storage could not be reached (the loop tries again soon). */
+  private async refreshOnce(): Promise<boolean> {
     try {
       const pointer = await readPointer(this.driver, storeLayout.pointer);
       if (!pointer) {
         this.problem = `no store has been published at ${this.driver.location}`;
-        return;
+        return true;
       }
-      if (this.current?.version === pointer.version) {
-        this.checkedAt = Date.now();
-        this.problem = null;
-        return;
+      const refusal = this.refusals.get(pointer.version);
+      if (this.current?.version === pointer.version || refusal) {
+        this.confirmed(refusal);
+        await this.catchUpDecks();
+        return true;
       }
-      const rejectedUntil = this.rejected.get(pointer.version);
-      if (rejectedUntil !== undefined && Date.now() < rejectedUntil) return;
-      const manifest = await readStoreManifest(this.driver, pointer.version);
-      if (this.closed) return;
+      const manifest = await this.manifest(pointer.version);
+      if (this.closed) return true;
+      const order = orderOf(this.served, positionOf(manifest));
+      if (order === 'older' || order === 'unrelated') {
+        this.confirmed(this.refusals.refuse(manifest.version, order, this.served!.version));
+        return true;
+      }
       await this.apply(manifest);
-      this.checkedAt = Date.now();
-      this.problem = null;
+      this.confirmed(null);
+      return true;
     } catch (error) {
-      this.problem = (error as Error).message;
-      if (error instanceof StoreDamagedError) {
-        this.options.log?.error({ err: error }, 'store: a published version failed its checks and is NOT used; the previous one is kept');
-      } else {
-        this.options.log?.warn({ err: error }, 'store: refresh failed; the last version keeps being served');
-      }
+      this.failed(error, this.pointerOutage, 'a published version failed its checks and is NOT used; the previous one is kept');
+      return error instanceof StoreDamagedError || error instanceof WaitingOutDamage;
     }
   }
 
+  /** A version's manifest; the last one read is kept (immutable), so a retry reads only what failed. */
+  private async manifest(version: string): Promise<StoreManifest> {
+    if (this.lastManifest?.version === version) return this.lastManifest;
+    const manifest = await this.damaged.read(`manifest ${version}`, () => readStoreManifest(this.driver, version));
+    this.lastManifest = manifest;
+    return manifest;
+  }
+
+  /** Storage answered: the served version is the newest it names (`refused`: the pointer's, refused). */
+  private confirmed(refused: StoreRefusal | null): void {
+    this.checkedAt = Date.now();
+    this.problem = null;
+    this.refused = refused;
+    this.pointerOutage.succeeded();
+  }
+
+  private failed(error: unknown, outage: OutageLog, damage: string): void {
+    this.problem = (error as Error).message;
+    if (error instanceof WaitingOutDamage) return;
+    if (error instanceof StoreDamagedError) this.options.log?.error({ err: error }, `store: ${damage}`);
+    else outage.failed(error);
+  }
+
   private async openPart(part: StorePart, ref: PartRef): Promise<OpenPart> {
-    const file = this.partFile(part, ref);
-    if (!(await hasPart(file, ref))) await downloadPart(this.driver, part, ref, file);
+    const file = this.cache.partFile(part, ref);
+    if (!(await hasPart(file, ref))) await this.damaged.read(`${part} ${ref.sha256}`, () => downloadPart(this.driver, part, ref, file));
     return new OpenPart(part, ref, file);
   }
 
   private async apply(manifest: StoreManifest): Promise<void> {
     const version = manifest.version;
-    try {
-      const current = this.current;
-      const auth = current && current.auth.ref.sha256 === manifest.parts.auth.sha256 ? current.auth : await this.openPart('auth', manifest.parts.auth);
-      if (!current) {
-        const decks = await this.openPart('decks', manifest.parts.decks);
-        this.swap(new FollowedView(auth, decks, version, version));
-      } else if (current.deckPart.ref.sha256 === manifest.parts.decks.sha256) {
-        this.swap(new FollowedView(auth, current.deckPart, version, version));
-      } else {
-        // Keys and tokens now; the decks when they have arrived (the auth part does not depend on them).
-        this.swap(new FollowedView(auth, current.deckPart, version, current.decksVersion));
-        this.startDecksDownload(manifest);
-      }
-      if (this.current?.decksVersion === version) await this.saveLocalCurrent(manifest);
-      this.options.log?.info({ version, decksVersion: this.current?.decksVersion }, 'store: now serving version');
-    } catch (error) {
-      this.rejected.set(version, Date.now() + 30_000);
+    const position = positionOf(manifest);
+    const current = this.current;
+    const auth = current && current.auth.ref.sha256 === manifest.parts.auth.sha256 ? current.auth : await this.openPart('auth', manifest.parts.auth);
+    const decks = current ? null : await this.openPart('decks', manifest.parts.decks).catch((error: unknown) => {
+      auth.db.close();
       throw error;
-    }
-  }
-
-  private startDecksDownload(manifest: StoreManifest): void {
-    const ref = manifest.parts.decks;
-    if (this.decksDownload?.sha256 === ref.sha256) return;
-    const previous = this.decksDownload?.promise ?? Promise.resolve();
-    const promise = previous.then(async () => {
-      try {
-        const decks = await this.openPart('decks', ref);
-        const now = this.current!;
-        // A newer version may already name yet other decks: then these are stale on arrival.
-        this.swap(new FollowedView(now.auth, decks, now.version, manifest.version));
-        if (now.version === manifest.version) await this.saveLocalCurrent(manifest);
-        this.options.log?.info({ decksVersion: manifest.version }, 'store: decks of the version now served');
-      } catch (error) {
-        this.rejected.set(manifest.version, Date.now() + 30_000);
-        this.problem = (error as Error).message;
-        this.options.log?.error({ err: error }, 'store: the decks of a published version could not be loaded; the previous decks are kept');
-      } finally {
-        if (this.decksDownload?.promise === promise) this.decksDownload = null;
-      }
     });
-    this.decksDownload = { sha256: ref.sha256, promise };
-  }
-
-  private swap(next: FollowedView): void {
-    const old = this.current;
-    this.current = next;
-    this.presence.served(servedStateOf(next), retiredPartsDrained(old, next));
-    if (!old) return;
-    for (const part of [old.auth, old.deckPart]) {
-      if (part !== next.auth && part !== next.deckPart) {
-        part.retired = true;
-        part.disposeIfUnused();
+    await this.install((now) => {
+      if (!now) return new FollowedView(auth, decks!, position, version);
+      if (now.deckPart.ref.sha256 === manifest.parts.decks.sha256) {
+        this.wantedDecks = null;
+        return new FollowedView(auth, now.deckPart, position, version);
       }
-    }
+      // Keys and tokens now; the decks when they have arrived (the auth part does not depend on them).
+      this.wantedDecks = manifest;
+      return new FollowedView(auth, now.deckPart, position, now.decksVersion);
+    });
+    this.resumeDecks();
+    this.options.log?.info({ version, decksVersion: this.current?.decksVersion }, 'store: now serving version');
   }
 
-  private async saveLocalCurrent(manifest: StoreManifest): Promise<void> {
-    const file = join(this.cacheDir, LOCAL_CURRENT);
-    const temp = tempName(file);
-    await writeFile(temp, JSON.stringify({ manifest, checkedAt: Date.now() }));
-    await rename(temp, file);
+  /** Served keys ahead of their decks with no download under way (a restart, a failure): fetch them again. */
+  private async catchUpDecks(): Promise<void> {
+    const now = this.current;
+    if (now && !this.wantedDecks && !this.decksDownload && now.decksVersion !== now.version) {
+      const manifest = await this.manifest(now.version);
+      if (manifest.parts.decks.sha256 !== now.deckPart.ref.sha256) this.wantedDecks = manifest;
+      else await this.install((latest) => (latest === now ? new FollowedView(now.auth, now.deckPart, now.position, now.version) : null));
+    }
+    this.resumeDecks();
+  }
+
+  /** Starts fetching the wanted decks unless they are served or already on their way. */
+  private resumeDecks(): void {
+    const wanted = this.wantedDecks;
+    if (!wanted || this.decksDownload || this.closed || !this.current) return;
+    const ref = wanted.parts.decks;
+    this.decksDownload = this.openPart('decks', ref)
+      .then(async (decks) => {
+        let installed = false;
+        await this.install((now) => {
+          // Wanted no more (a newer version names other decks, or the follower closed): let them go.
+          const named = this.wantedDecks;
+          if (!now || this.closed || named?.parts.decks.sha256 !== ref.sha256) return null;
+          this.wantedDecks = null;
+          installed = true;
+          return new FollowedView(now.auth, decks, now.position, named.version);
+        });
+        if (!installed) {
+          if (this.current?.deckPart.file === decks.file) decks.db.close();
+          else decks.retire();
+          return;
+        }
+        this.decksOutage.succeeded();
+        this.options.log?.info({ decksVersion: this.current?.decksVersion }, 'store: decks of the version now served');
+      })
+      .catch((error: unknown) => this.failed(error, this.decksOutage, 'the decks of a published version failed their checks; the previous decks are kept'))
+      .finally(() => (this.decksDownload = null));
+  }
+
+  /**
+   * Makes `make(current)` the view served, one install at a time (a decks download and a poll may
+   * finish together): the cache folder's record is written first, so a restart at any point
+   * serves this view or the one before it, and the files it replaces are removed only after.
+   */
+  private install(make: (current: FollowedView | null) => FollowedView | null): Promise<void> {
+    const run = this.installing.then(async () => {
+      const next = make(this.current);
+      if (!next) return;
+      await this.cache.write({ position: next.position, decksVersion: next.decksVersion, parts: { auth: next.auth.ref, decks: next.deckPart.ref }, checkedAt: Date.now() });
+      const old = this.current;
+      this.current = next;
+      this.served = next.position;
+      this.presence.served(servedStateOf(next), retiredPartsDrained(old, next));
+      retireReplaced(old, next);
+    });
+    this.installing = run.catch(() => {});
+    return run;
   }
 
   /** Part files in the cache folder that no view uses (left by an earlier run): removed. */
   private async removeUnusedFiles(): Promise<void> {
-    const inUse = new Set([this.current?.auth.file, this.current?.deckPart.file]);
-    const dir = join(this.cacheDir, 'parts');
-    for (const name of await readdir(dir).catch(() => [] as string[])) {
-      const file = join(dir, name);
-      if (!inUse.has(file) && !(this.decksDownload && name.includes('.tmp-'))) await rm(file, { force: true });
-    }
+    await this.cache.removeUnused(new Set([this.current?.auth.file, this.current?.deckPart.file]), this.decksDownload !== null);
   }
 
   /** Waits for a decks download in progress (tests, benchmarks). */
   async settled(): Promise<void> {
-    await this.refreshing;
-    await this.decksDownload?.promise;
+    await this.loop.idle();
+    await this.decksDownload;
   }
 
   acquire(): StoreLease {
@@ -274,20 +258,7 @@ export class StoreFollower implements StoreSource {
     if (this.options.maxAgeMs !== undefined && this.ageMs() > this.options.maxAgeMs) {
       throw new StoreUnavailableError(`store version ${view.version} was last confirmed ${Math.round(this.ageMs() / 1000)} s ago, more than the allowed ${this.options.maxAgeMs / 1000} s`);
     }
-    view.auth.users += 1;
-    view.deckPart.users += 1;
-    let released = false;
-    return {
-      view,
-      release: () => {
-        if (released) return;
-        released = true;
-        view.auth.users -= 1;
-        view.deckPart.users -= 1;
-        view.auth.disposeIfUnused();
-        view.deckPart.disposeIfUnused();
-      },
-    };
+    return leaseOn(view);
   }
 
   private ageMs(): number {
@@ -306,21 +277,23 @@ export class StoreFollower implements StoreSource {
       decksVersion: view?.decksVersion ?? null,
       ageSeconds: Number.isFinite(age) ? Math.round(age / 100) / 10 : null,
       problem: view === null || stale || this.problem ? (stale ? `stale: last confirmed ${Math.round(age / 1000)} s ago` : this.problem) : null,
+      sequence: view?.position.sequence ?? null,
+      refused: this.refused,
+      refusedPointers: this.refusals.count,
     };
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.presence.close();
-    await this.refreshing;
-    await this.decksDownload?.promise.catch(() => {});
+    await this.loop.stop();
+    await this.decksDownload;
     const view = this.current;
     this.current = null;
     if (view) {
       view.auth.db.close();
       if (view.deckPart !== view.auth) view.deckPart.db.close();
     }
-    if (this.ownCacheDir) await rm(this.cacheDir, { recursive: true, force: true });
+    await this.presence.close();
+    await this.cache?.remove();
   }
 }

@@ -6,7 +6,8 @@ import { SHA256_HEX_PATTERN, VERSION_PATTERN } from '@snapdeck/snapshot';
  * card builder `_snapdeck/`; a slug never starts with '_', so nothing here collides):
  *
  *   _store/current.json                     pointer {version, publishedAt}, moved last with CAS
- *   _store/versions/<version>.json          manifest: the two parts that make this version
+ *   _store/versions/<version>.json          manifest: the two parts that make this version, its
+ *                                           sequence and store id (version-order.ts)
  *   _store/parts/<part>/<sha256>/<n>        segment n of a part's SQLite file (content-addressed)
  *   _store/gateways/<gateway-id>.json       what one following gateway serves (presence.ts); not
  *                                           part of any version: prune, gc and restore never read it
@@ -47,6 +48,9 @@ export const partRefSchema = z.object({
 });
 export type PartRef = z.infer<typeof partRefSchema>;
 
+/** A store's lineage id: a random UUID drawn by its first publish (version-order.ts). */
+export const STORE_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 export const storeManifestSchema = z.object({
   format: z.literal(1),
   kind: z.literal('snapdeck-store'),
@@ -54,6 +58,13 @@ export const storeManifestSchema = z.object({
   createdAt: z.string(),
   /** The version this one was published on top of (null for the first). */
   base: z.string().regex(VERSION_PATTERN).nullable(),
+  /**
+   * Position in the store's history: above every version its writer published or saw. Absent in
+   * manifests written before sequences existed (version-order.ts says how they are ordered).
+   */
+  sequence: z.number().int().positive().optional(),
+  /** The store this version belongs to (the same in every version of it). */
+  storeId: z.string().regex(STORE_ID_PATTERN).optional(),
   parts: z.object({ auth: partRefSchema, decks: partRefSchema }),
 });
 export type StoreManifest = z.infer<typeof storeManifestSchema>;

@@ -1,4 +1,5 @@
 import { OperatorError } from '@snapdeck/contract';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -8,15 +9,21 @@ import {
 import type { Db } from '../db/database.ts';
 import { DECK_CURSOR_SECRET, getOrCreateSecret } from '../decks/secret.ts';
 import { STORE_SEGMENT_BYTES, parseStoreManifest, storeLayout, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
-import { StoreDamagedError, buildAuthPart, buildDecksPart, describePart, partObjects, readGenerations, uploadPart, type Generations } from './parts.ts';
+import { StoreDamagedError, buildAuthPart, buildDecksPart, describePart, partObjects, readGenerations, uploadPart } from './parts.ts';
+import { ownPosition, readPublication, recordPending, recordPublication } from './publications.ts';
+import { nextSequence, orderOf, positionOf, type StorePosition } from './version-order.ts';
 
 /**
  * `snapdeck store publish` and `--publish`: the writer database as a new immutable store version.
  *
  * 1. One writer. The database records, per location, the version it last made current there or
  *    was restored from (store_publications). When the location's pointer names another version,
- *    this database was not derived from it: StoreLineageError, nothing written. A version this
- *    database was making current when its writer was killed (pending) counts as its own.
+ *    newer than that one or of another store, this database was not derived from it:
+ *    StoreLineageError, nothing written. A version this database was making current when its
+ *    writer was killed (pending) counts as its own. A pointer naming an OLDER version of this
+ *    store was put back (a bucket restore, a stale replica, a hostile write): the store moves
+ *    forward from this database, which holds everything since (its revocations too), with a
+ *    sequence above both (version-order.ts), and the result says so (`rolledBack`).
  * 2. Nothing changed (same version, same part generations): nothing is written.
  * 3. Only changed parts are built and uploaded; an unchanged part is named again from the current
  *    manifest. Segments, then the manifest (create-only); what was written is verified in storage.
@@ -27,7 +34,7 @@ export class StoreLineageError extends OperatorError {
   constructor(readonly location: string, current: string, recorded: string | null) {
     super(
       `refusing to publish: the store at ${location} is at version ${current}, which this database ${recorded ? `was not derived from (it last published or restored ${recorded})` : 'has never published or restored'}. ` +
-        'There is one writer per store. To make this host the writer, restore first from that location. Nothing was published.',
+        'There is one writer per store. To make this host the writer, restore first from that location into a new database file (its checks refuse a pointer older than the newest version there). Nothing was published.',
     );
   }
 }
@@ -56,6 +63,11 @@ export interface StorePublishResult {
   sizes: Record<StorePart, number>;
   /** Old versions removed after this one was made current (pruneStore). */
   pruned?: { versions: number; bytes: number };
+  /**
+   * The pointer named `pointer`, older than `own`, which this database had published (or was
+   * restored from): this publish moved the store forward again from this database.
+   */
+  rolledBack?: { pointer: string; own: string };
   elapsedMs: number;
 }
 
@@ -115,36 +127,6 @@ export async function pruneStore(driver: StorageDriver, options: { keep?: number
   return { versions: doomed.length, bytes };
 }
 
-interface Publication {
-  version: string | null;
-  auth_generation: number | null;
-  decks_generation: number | null;
-  pending_version: string | null;
-  pending_auth_generation: number | null;
-  pending_decks_generation: number | null;
-}
-
-export function readPublication(db: Db, location: string): Publication | null {
-  return db.prepare<[string], Publication>('SELECT * FROM store_publications WHERE location = ?').get(location) ?? null;
-}
-
-/** Records that this database is at `version` of the store at `location`, holding `generations`. */
-export function recordPublication(db: Db, location: string, version: string, generations: Generations): void {
-  db.prepare(
-    `INSERT INTO store_publications (location, version, auth_generation, decks_generation) VALUES (?, ?, ?, ?)
-     ON CONFLICT (location) DO UPDATE SET version = excluded.version, auth_generation = excluded.auth_generation,
-       decks_generation = excluded.decks_generation, pending_version = NULL, pending_auth_generation = NULL, pending_decks_generation = NULL`,
-  ).run(location, version, generations.auth, generations.decks);
-}
-
-function recordPending(db: Db, location: string, version: string, generations: Generations): void {
-  db.prepare(
-    `INSERT INTO store_publications (location, pending_version, pending_auth_generation, pending_decks_generation) VALUES (?, ?, ?, ?)
-     ON CONFLICT (location) DO UPDATE SET pending_version = excluded.pending_version,
-       pending_auth_generation = excluded.pending_auth_generation, pending_decks_generation = excluded.pending_decks_generation`,
-  ).run(location, version, generations.auth, generations.decks);
-}
-
 /** The manifest of `version` at the location, checked; throws with the reason when it is not there or damaged. */
 export async function readStoreManifest(driver: StorageDriver, version: string): Promise<StoreManifest> {
   const object = await driver.get(storeLayout.manifest(version));
@@ -179,18 +161,26 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
   getOrCreateSecret(db, DECK_CURSOR_SECRET);
 
   const base = await readPointer(driver, storeLayout.pointer);
+  const baseManifest = base ? await readStoreManifest(driver, base.version) : null;
   let publication = readPublication(db, location);
-  if (base && publication?.pending_version === base.version) {
+  if (base && baseManifest && publication?.pending_version === base.version) {
     // The last publish made its version current and was killed before writing it down.
-    recordPublication(db, location, base.version, { auth: publication.pending_auth_generation ?? -1, decks: publication.pending_decks_generation ?? -1 });
+    recordPublication(db, location, positionOf(baseManifest), { auth: publication.pending_auth_generation ?? -1, decks: publication.pending_decks_generation ?? -1 });
     publication = readPublication(db, location);
   }
-  if (base && publication?.version !== base.version) throw new StoreLineageError(location, base.version, publication?.version ?? null);
-  const baseManifest = base ? await readStoreManifest(driver, base.version) : null;
+  const own = await knownPosition(driver, ownPosition(publication));
+  // What this version is built on: the parts it may name again, and its `base`.
+  let from = baseManifest;
+  let rolledBack: StorePublishResult['rolledBack'];
+  if (base && baseManifest && publication?.version !== base.version) {
+    if (!own || orderOf(own, positionOf(baseManifest)) !== 'older') throw new StoreLineageError(location, base.version, publication?.version ?? null);
+    rolledBack = { pointer: base.version, own: own.version };
+    from = await readStoreManifest(driver, own.version).catch(() => null);
+  }
 
   const now = readGenerations(db);
   const sizesOf = (m: StoreManifest) => ({ auth: m.parts.auth.size, decks: m.parts.decks.size });
-  if (base && baseManifest && publication && publication.auth_generation === now.auth && publication.decks_generation === now.decks) {
+  if (!rolledBack && base && baseManifest && publication && publication.auth_generation === now.auth && publication.decks_generation === now.decks) {
     return { version: base.version, alreadyCurrent: true, built: [], bytesSent: 0, sizes: sizesOf(baseManifest), elapsedMs: Date.now() - started };
   }
 
@@ -200,7 +190,7 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
     const built: StorePart[] = [];
     let bytesSent = 0;
     const reuse = (part: StorePart, generation: number | null | undefined) =>
-      baseManifest && generation !== null && generation !== undefined && generation === now[part] ? baseManifest.parts[part] : null;
+      from && generation !== null && generation !== undefined && generation === now[part] ? from.parts[part] : null;
     for (const part of ['auth', 'decks'] as const) {
       const unchanged = reuse(part, part === 'auth' ? publication?.auth_generation : publication?.decks_generation);
       if (unchanged) {
@@ -217,10 +207,16 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
       built.push(part);
     }
 
-    const version = versionIdAfter(base?.version ?? null);
+    const latest = [base?.version, own?.version].filter((v): v is string => !!v).sort().at(-1) ?? null;
+    const version = versionIdAfter(latest);
+    const position: StorePosition = {
+      version,
+      sequence: nextSequence(baseManifest ? positionOf(baseManifest) : null, own),
+      storeId: own?.storeId ?? baseManifest?.storeId ?? randomUUID(),
+    };
     const manifest: StoreManifest = {
-      format: 1, kind: 'snapdeck-store', version, createdAt: versionTime(version)!.toISOString(), base: base?.version ?? null,
-      parts: { auth: parts.auth!, decks: parts.decks! },
+      format: 1, kind: 'snapdeck-store', version, createdAt: versionTime(version)!.toISOString(), base: rolledBack ? rolledBack.own : base?.version ?? null,
+      sequence: position.sequence!, storeId: position.storeId!, parts: { auth: parts.auth!, decks: parts.decks! },
     };
     const body = Buffer.from(JSON.stringify(manifest, null, 1));
     await driver.put(storeLayout.manifest(version), body, { ifNoneMatch: '*', contentType: 'application/json' });
@@ -250,13 +246,26 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
       if (error instanceof PointerMovedError) throw new StoreConflictError(location, version, error.found);
       throw error;
     }
-    recordPublication(db, location, version, generations);
+    recordPublication(db, location, position, generations);
     const pruned = await pruneStore(driver, { keep: options.keep, minAgeMs: options.pruneMinAgeMs }).catch((error: unknown) => {
       options.onProgress?.(`old store versions were not removed (the next publish tries again): ${(error as Error).message}`);
       return { versions: 0, bytes: 0 };
     });
-    return { version, alreadyCurrent: false, built, bytesSent, sizes: sizesOf(manifest), pruned, elapsedMs: Date.now() - started };
+    return { version, alreadyCurrent: false, built, bytesSent, sizes: sizesOf(manifest), pruned, rolledBack, elapsedMs: Date.now() - started };
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** The plain-words account of a rolled-back pointer (the CLI prints it). */
+export function rolledBackMessage(location: string, rolledBack: { pointer: string; own: string }): string {
+  return `the pointer at ${location} names ${rolledBack.pointer}, older than ${rolledBack.own} which this database published: ` +
+    'it was put back (an object-version rollback, a stale replica, or a write by someone else). Publishing from this database, which holds every change since, moves the store forward again.';
+}
+
+/** This database's position, its sequence read from its manifest when recorded before sequences existed. */
+async function knownPosition(driver: StorageDriver, own: StorePosition | null): Promise<StorePosition | null> {
+  if (!own || own.sequence !== null) return own;
+  const manifest = await readStoreManifest(driver, own.version).catch(() => null);
+  return manifest ? positionOf(manifest) : own;
 }

@@ -3,12 +3,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { readPointer, type StorageDriver } from '@snapdeck/snapshot';
+import { VERSION_PATTERN, readPointer, type StorageDriver } from '@snapdeck/snapshot';
 import { migrate } from '../db/database.ts';
 import { MIGRATIONS } from '../db/migrations.ts';
-import { storeLayout } from './layout.ts';
+import { storeLayout, type StoreManifest } from './layout.ts';
 import { PartChecksumError, downloadPart, readGenerations } from './parts.ts';
-import { readStoreManifest, recordPublication } from './publish.ts';
+import { recordPublication } from './publications.ts';
+import { readStoreManifest } from './publish.ts';
+import { orderOf, positionOf } from './version-order.ts';
 
 export class StoreRestoreError extends OperatorError {}
 
@@ -28,20 +30,51 @@ export interface StoreRestoreResult {
 }
 
 /**
- * `snapdeck store restore`: a writer database rebuilt from the version current at the location
- * (disaster recovery, or moving the writer). The decks part is the writer's own schema already;
- * keys and tokens are put back from the auth part (tokens re-attached to their decks by id).
- * Built beside the target and renamed into place only when whole and checked: a failure leaves
- * the target as it was. The result is recorded as derived from that version, so it may publish.
+ * Which version to restore: the one named (`version`), else the pointer's, refused when a newer
+ * version of the same store is present beside it: the pointer was put back, and restoring from it
+ * would bring back what later versions changed (keys revoked since among it).
  */
-export async function restoreStore(driver: StorageDriver, file: string, options: { force?: boolean } = {}): Promise<StoreRestoreResult> {
-  const target = resolve(file);
-  if (existsSync(target) && !options.force) {
-    throw new RestoreTargetExistsError(file);
+async function versionToRestore(driver: StorageDriver, version: string | undefined): Promise<StoreManifest> {
+  if (version !== undefined) {
+    if (!VERSION_PATTERN.test(version)) throw new StoreRestoreError(`--version ${JSON.stringify(version)} is not a store version id (like 2026-11-22T11-05-12-345Z-1a2b3c); nothing was changed`);
+    if (!(await driver.head(storeLayout.manifest(version)))) throw new StoreRestoreError(`there is no store version ${version} at ${driver.location}; nothing was changed`);
+    return readStoreManifest(driver, version);
   }
   const pointer = await readPointer(driver, storeLayout.pointer);
   if (!pointer) throw new StoreRestoreError(`no store has been published at ${driver.location} (no ${storeLayout.pointer}); nothing was changed`);
   const manifest = await readStoreManifest(driver, pointer.version);
+  // Version ids of one store grow with its sequence (a writer names each version after its base).
+  const later = (await driver.list(storeLayout.versionsPrefix))
+    .map((key) => key.slice(storeLayout.versionsPrefix.length).replace(/\.json$/, ''))
+    .filter((v) => VERSION_PATTERN.test(v) && v > pointer.version)
+    .sort()
+    .reverse();
+  for (const candidate of later) {
+    const other = await readStoreManifest(driver, candidate).catch(() => null);
+    if (other && orderOf(positionOf(manifest), positionOf(other)) === 'newer') {
+      throw new StoreRestoreError(
+        `the pointer at ${driver.location} names ${pointer.version}, older than ${candidate} which is also there: the pointer was put back, and restoring from it would bring back what later versions changed (keys revoked since among it). ` +
+          `Say which version to restore: --version ${candidate} (the newest), or --version ${pointer.version} to take the pointer's anyway. Nothing was changed.`,
+      );
+    }
+  }
+  return manifest;
+}
+
+/**
+ * `snapdeck store restore`: a writer database rebuilt from the version current at the location,
+ * or the one named (disaster recovery, moving the writer, a rolled-back pointer). The decks part
+ * is the writer's own schema already; keys and tokens are put back from the auth part (tokens
+ * re-attached to their decks by id). Built beside the target and renamed into place only when
+ * whole and checked: a failure leaves the target as it was. The result is recorded as derived
+ * from that version (its sequence and store id too), so it may publish, and moves the store on.
+ */
+export async function restoreStore(driver: StorageDriver, file: string, options: { force?: boolean; version?: string } = {}): Promise<StoreRestoreResult> {
+  const target = resolve(file);
+  if (existsSync(target) && !options.force) {
+    throw new RestoreTargetExistsError(file);
+  }
+  const manifest = await versionToRestore(driver, options.version);
   await mkdir(dirname(target), { recursive: true });
   const work = await mkdtemp(join(dirname(target), '.snapdeck-restore-'));
   try {
@@ -62,7 +95,7 @@ export async function restoreStore(driver: StorageDriver, file: string, options:
                  SELECT t.token_hash, d.seq, t.kind, t.created_at, t.expires_at FROM auth.deck_tokens t JOIN main.decks d ON d.id = t.deck_id`);
       })();
       db.exec('DETACH DATABASE auth');
-      recordPublication(db, driver.location, manifest.version, readGenerations(db));
+      recordPublication(db, driver.location, positionOf(manifest), readGenerations(db));
       counts = {
         keys: db.prepare<[], number>('SELECT COUNT(*) FROM api_keys').pluck().get()!,
         tokens: db.prepare<[], number>('SELECT COUNT(*) FROM deck_tokens').pluck().get()!,

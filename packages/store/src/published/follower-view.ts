@@ -1,0 +1,82 @@
+import { rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { DECK_CURSOR_SECRET } from '../decks/secret.ts';
+import { DeckStore } from '../decks/store.ts';
+import { KeyStore } from '../keys/store.ts';
+import type { StoreLease, StoreView } from '../source.ts';
+import type { PartRef, StorePart } from './layout.ts';
+import type { StorePosition } from './version-order.ts';
+
+/** One part file opened read-only, shared by the views that name it; removed once retired and unused. */
+export class OpenPart {
+  users = 0;
+  retired = false;
+  readonly db: Database.Database;
+
+  constructor(readonly part: StorePart, readonly ref: PartRef, readonly file: string) {
+    this.db = new Database(file, { readonly: true, fileMustExist: true });
+    // The file never changes: hold the shared lock from the first read on, instead of taking and
+    // dropping it (and checking for a hot journal) around every statement. Measured on the
+    // million-deck part: getDeck 70 µs → 48 µs, ahead of the writer's WAL database (63 µs).
+    this.db.pragma('locking_mode = EXCLUSIVE');
+  }
+
+  /** No view will name it again: its file goes once no request holds it. */
+  retire(): void {
+    this.retired = true;
+    this.disposeIfUnused();
+  }
+
+  disposeIfUnused(): void {
+    if (!this.retired || this.users > 0) return;
+    this.db.close();
+    rmSync(this.file, { force: true }); // an unlink: cheap, and done before the next request
+  }
+}
+
+/** What a gateway serves at one moment: an auth part paired with a decks part. */
+export class FollowedView implements StoreView {
+  readonly keys: KeyStore;
+  readonly decks: DeckStore;
+  readonly cursorKey: Buffer;
+
+  /** `position`: the version whose keys and tokens these are; `decksVersion`: the one whose decks. */
+  constructor(readonly auth: OpenPart, readonly deckPart: OpenPart, readonly position: StorePosition, readonly decksVersion: string) {
+    this.keys = new KeyStore(auth.db);
+    const token = auth.db.prepare<[string], { deck_id: string; expires_at: number | null }>('SELECT deck_id, expires_at FROM deck_tokens WHERE token_hash = ?');
+    this.decks = new DeckStore(deckPart.db, { tokens: (hash) => token.get(hash) });
+    const secret = deckPart.db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?').get(DECK_CURSOR_SECRET);
+    if (!secret) throw new Error(`the decks part ${deckPart.ref.sha256} has no listing cursor key`);
+    this.cursorKey = Buffer.from(secret.value, 'base64url');
+  }
+
+  get version(): string {
+    return this.position.version;
+  }
+}
+
+/** A request's hold on one view: its parts' files stay until released (then go if retired). */
+export function leaseOn(view: FollowedView): StoreLease {
+  view.auth.users += 1;
+  view.deckPart.users += 1;
+  let released = false;
+  return {
+    view,
+    release: () => {
+      if (released) return;
+      released = true;
+      view.auth.users -= 1;
+      view.deckPart.users -= 1;
+      view.auth.disposeIfUnused();
+      view.deckPart.disposeIfUnused();
+    },
+  };
+}
+
+/** Closes the files of parts `next` no longer names (each once no request holds it). */
+export function retireReplaced(old: FollowedView | null, next: FollowedView | null): void {
+  if (!old) return;
+  for (const part of [old.auth, old.deckPart]) {
+    if (part !== next?.auth && part !== next?.deckPart) part.retire();
+  }
+}
