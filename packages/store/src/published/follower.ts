@@ -62,8 +62,7 @@ export class StoreFollower implements StoreSource {
   private readonly pointerOutage: OutageLog;
   private readonly decksOutage: OutageLog;
   private readonly refusals: Refusals;
-  /** What this gateway serves, told to the writer (a purge waits for it). */
-  private readonly presence: StorePresence;
+  private readonly presence: StorePresence; // what this gateway serves, told to writers (a purge waits for it)
 
   constructor(private readonly driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
     this.loop = new PollLoop(() => this.refreshOnce(), options.pollMs ?? OPERATOR_DEFAULTS.storePollMs);
@@ -76,6 +75,7 @@ export class StoreFollower implements StoreSource {
   /** Loads what the cache folder holds (if anything), tries storage once, then follows it. */
   async start(): Promise<void> {
     this.cache = await CacheFolder.open(this.options.cacheDir);
+    await this.presence.identify();
     await this.loadFromCache().catch((error: unknown) => this.options.log?.warn({ err: error }, 'store: the cache folder holds no usable version'));
     // Waited for, so that a gateway with a reachable store starts ready (within startWaitMs).
     await this.loop.start(this.options.startWaitMs ?? 30_000, () => this.removeUnusedFiles());

@@ -118,6 +118,11 @@ export class StorePresence {
     this.intervalMs = options.intervalMs ?? OPERATOR_DEFAULTS.storePresenceMs;
   }
 
+  /** This gateway's id, kept in the cache folder from the first call on (the follower asks at start). */
+  identify(): Promise<string> {
+    return (this.id ??= gatewayId(this.options.cacheDir));
+  }
+
   /** The follower now serves `state`; `drained` tells when the requests of the view it replaced are done. */
   served(state: ServedState, drained: () => boolean = () => true): void {
     if (this.closed) return;
@@ -147,7 +152,7 @@ export class StorePresence {
     while (!this.closed && !this.undrained.every((drained) => drained())) await new Promise((resolve) => setTimeout(resolve, 5));
     if (this.closed || !this.state) return;
     this.undrained = [];
-    const id = await (this.id ??= gatewayId(this.options.cacheDir));
+    const id = await this.identify();
     const record: PresenceRecord = {
       format: 1, kind: 'snapdeck-store-gateway', gateway: id, host: hostname().slice(0, 255), pid: process.pid,
       startedAt: this.startedAt, writtenAt: new Date().toISOString(), intervalMs: this.intervalMs, ...this.state,
