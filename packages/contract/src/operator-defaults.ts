@@ -29,6 +29,11 @@ export const OPERATOR_DEFAULTS = {
   // Tuning, not contract: sized for the default catalog on a small host.
   /** `serve --cache-mb`: page and card bodies kept in memory by the snapshot reader, in MiB. */
   cacheMiB: 128,
+  /**
+   * `serve --storage-timeout-ms`: a snapshot read on the request path not answered within this
+   * long fails the request as when storage is unreachable (decisions.md "Running it": 5 s).
+   */
+  storageTimeoutMs: 5000,
   /** `serve --store-poll-ms`: how often a gateway following a published store reads its pointer. */
   storePollMs: 1000,
 } as const;

@@ -5,3 +5,4 @@ export * from './middleware/deprecation.ts';
 export { redactedUrl } from './middleware/access-log.ts';
 export * from './server.ts';
 export * from './http/surrogate-keys.ts';
+export { StorageHealth, type StorageHealthOptions, type StorageRole } from './storage-health.ts';

@@ -3,6 +3,7 @@ import type { SnapshotReader } from '@snapdeck/snapshot';
 import type { StoreSource } from '@snapdeck/store';
 import type { RequestObserver } from './middleware/access-log.ts';
 import type { QuotaCounter } from './quota/counter.ts';
+import type { StorageHealth } from './storage-health.ts';
 
 type CounterChild = ReturnType<Counter<'route' | 'status'>['labels']>;
 type HistogramChild = ReturnType<Histogram<'route'>['labels']>;
@@ -21,7 +22,7 @@ export class GatewayMetrics implements RequestObserver {
   private readonly requestChildren = new Map<string, CounterChild>();
   private readonly durationChildren = new Map<string, HistogramChild>();
 
-  constructor(snapshots: SnapshotReader, quota?: QuotaCounter, store?: StoreSource) {
+  constructor(snapshots: SnapshotReader, quota?: QuotaCounter, store?: StoreSource, storage?: StorageHealth) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
@@ -37,6 +38,20 @@ export class GatewayMetrics implements RequestObserver {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     });
+    if (storage) {
+      new Counter({
+        name: 'snapdeck_storage_errors_total',
+        help: 'Failed storage calls (no answer within the storage timeout, unreachable, refused), by location role (snapshots, store) and operation',
+        labelNames: ['storage', 'operation'] as const,
+        registers,
+        collect() {
+          this.reset();
+          // Present from the start, so that rate() sees the first failures.
+          for (const operation of ['get', 'getRange', 'head', 'list']) this.inc({ storage: 'snapshots', operation }, 0);
+          for (const { role, operation, count } of storage.errorCounts()) this.inc({ storage: role, operation }, count);
+        },
+      });
+    }
     // Counters of the snapshot store's own tallies, brought up to date when scraped.
     const storeCounter = (name: string, help: string, read: () => number) => {
       let seen = 0;

@@ -22,3 +22,4 @@ export { S3Driver, s3OptionsFromEnv, parseS3Location, type S3DriverOptions } fro
 export * from './gc.ts';
 export * from './maybe-promise.ts';
 export { forEachLimit, listSizes, storedChecksum, verifyStored } from './storage/inspect.ts';
+export { StorageTimeoutError, watchStorage, type StorageOperation, type StorageWatchOptions } from './storage/watched.ts';
