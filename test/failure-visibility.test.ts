@@ -3,16 +3,20 @@
  * `serve` processes on moto (S3) and Redis. Storage is frozen with SIGSTOP of moto: connections
  * are accepted, nothing answers.
  */
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { StorageHealth } from '@snapdeck/gateway';
-import { layout } from '@snapdeck/snapshot';
+import { catalogCheckKey, layout } from '@snapdeck/snapshot';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
 import { runCli, startCliGateway, type CliGateway } from './helpers/cli-gateway.ts';
 import { tempDir, waitFor } from './helpers/harness.ts';
 import { startRedisServer, type RedisTestServer } from './helpers/redis-server.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
+
+const ROOT = join(import.meta.dirname, '..');
 
 let s3: S3TestServer;
 let redis: RedisTestServer;
@@ -66,6 +70,42 @@ afterAll(async () => {
   await Promise.all(gateways.map((g) => g.stop()));
   await Promise.all([s3?.stop(), redis?.stop()]);
   await cleanup?.();
+});
+
+describe('metrics an operator alerts on', () => {
+  it('a build records each catalog check even when nothing changed; gc leaves the record; the gateway exports it', async () => {
+    const storage = s3.open(snapshots);
+    const read = async () => JSON.parse(Buffer.from((await storage.get(catalogCheckKey('digimon')))!.body).toString('utf8')) as { checkedAt: string; version: string };
+    const first = await read();
+    const again = await cli(['build', '--catalog', catalogDir, '--out', snapshots]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('already current');
+    const second = await read();
+    expect(second.version).toBe(first.version);
+    expect(Date.parse(second.checkedAt)).toBeGreaterThan(Date.parse(first.checkedAt));
+    const gc = await cli(['gc', '--out', snapshots, '--keep', '0', '--min-age', '0']);
+    expect(gc.code, gc.stderr).toBe(0);
+    expect(await read()).toEqual(second);
+
+    const g = await gateway([]);
+    const text = await metrics(g);
+    expect(sample(text, 'snapdeck_catalog_checked_timestamp_seconds{game="digimon"}')).toBe(Date.parse(second.checkedAt) / 1000);
+    for (const game of ['gundam', 'grand-archive', 'chrono-core']) expect(sample(text, `snapdeck_catalog_checked_timestamp_seconds{game="${game}"}`)).toBeGreaterThan(0);
+    const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const commit = execFileSync('git', ['describe', '--always', '--dirty', '--abbrev=12', '--exclude=*'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    expect(sample(text, `snapdeck_build_info{version="${version}",commit="${commit}",node="${process.version}"}`)).toBe(1);
+    expect(await metrics(g)).toMatch(/^snapdeck_http_request_duration_seconds_bucket\{le="60",route="\/metrics"\} 1$/m);
+    expect(sample(text, 'snapdeck_storage_errors_total{storage="snapshots",operation="getRange"}')).toBe(0);
+  });
+
+  it('every metric the shipped alert rules read is one the gateway exports', async () => {
+    const rules = await readFile(join(ROOT, 'deploy', 'prometheus', 'snapdeck.rules.yml'), 'utf8');
+    const used = new Set([...rules.matchAll(/\b(snapdeck_[a-z0-9_]+)/g)].map((m) => m[1]!.replace(/_bucket$/, '')));
+    expect(used.size).toBeGreaterThanOrEqual(6);
+    const g = await gateway(['--redis', redis.url]);
+    const text = await metrics(g);
+    for (const name of used) expect(text, name).toMatch(new RegExp(`^# TYPE ${name} `, 'm'));
+  });
 });
 
 describe('Redis back: snapdeck_quota_degraded clears without traffic', () => {

@@ -23,3 +23,4 @@ export * from './gc.ts';
 export * from './maybe-promise.ts';
 export { forEachLimit, listSizes, storedChecksum, verifyStored } from './storage/inspect.ts';
 export { StorageTimeoutError, watchStorage, type StorageOperation, type StorageWatchOptions } from './storage/watched.ts';
+export { readCatalogCheck, recordCatalogCheck, type CatalogCheck } from './catalog-check.ts';
