@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { buildInfo } from '@snapdeck/gateway';
 import { registerBuildCommand } from './commands/build.ts';
 import { registerDecksCommand } from './commands/decks.ts';
 import { registerGcCommand } from './commands/gc.ts';
@@ -18,12 +19,14 @@ const PROCESS_OUTPUT: CliOutput = { out: (text) => process.stdout.write(text), e
 
 /** The whole `snapdeck` program. Commander throws instead of exiting (exitOverride): main.ts exits. */
 export function createProgram(output: CliOutput = PROCESS_OUTPUT): Command {
+  const info = buildInfo();
   const program = new Command()
     .name('snapdeck')
     .description('Publish trading-card-game catalogs as immutable snapshots and serve them, with decks, over HTTP (/v1).')
     .showHelpAfterError('(run with --help for usage)')
     .configureHelp({ sortSubcommands: false })
     .configureOutput({ writeOut: output.out, writeErr: output.err })
+    .version(`snapdeck ${info.version} (commit ${info.commit}, Node.js ${info.node})`, '-V, --version', 'print the version and the commit')
     .exitOverride();
   registerBuildCommand(program);
   registerServeCommand(program);
