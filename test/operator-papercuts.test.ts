@@ -8,9 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsDriver, build } from '@snapdeck/snapshot';
-import { openDatabase } from '@snapdeck/store';
+import { KeyStore, openDatabase } from '@snapdeck/store';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
-import { runCli } from './helpers/cli-gateway.ts';
+import { runCli, startCliGateway } from './helpers/cli-gateway.ts';
 import { tempDir } from './helpers/harness.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
 
@@ -47,5 +47,52 @@ describe('snapdeck --version', () => {
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toBe(`snapdeck ${version} (commit ${commit}, Node.js ${process.version})\n`);
     }
+  });
+});
+
+describe('serve options from SNAPDECK_<OPTION>', () => {
+  it('every option of serve names its variable in --help', async () => {
+    const help = await runCli(['serve', '--help']);
+    expect(help.code).toBe(0);
+    const text = help.stdout.replace(/\s+/g, ' ');
+    const flags = [...help.stdout.matchAll(/^ {2}--([a-z-]+)/gm)].map((m) => m[1]!);
+    expect(flags).toContain('store-poll-ms');
+    expect(flags.length).toBeGreaterThanOrEqual(14);
+    for (const flag of flags) {
+      if (flag === 'help') continue;
+      expect(text, flag).toContain(`env: SNAPDECK_${flag.toUpperCase().replaceAll('-', '_')}`);
+    }
+  });
+
+  it('a gateway configured by variables alone serves; a flag wins over its variable', async () => {
+    const key = (() => {
+      const database = openDatabase(db);
+      try {
+        return new KeyStore(database).create({ name: 'env', quota: 100 }).key;
+      } finally {
+        database.close();
+      }
+    })();
+    const env = { SNAPDECK_SNAPSHOTS: snapshots, SNAPDECK_DB: db, SNAPDECK_ADDRESS_QUOTA: '1', SNAPDECK_CACHE_MB: '8' };
+    const fromEnv = await startCliGateway([], { env });
+    try {
+      const cards = await fetch(`${fromEnv.url}/v1/games/digimon/cards?hitsPerPage=10`, { headers: { 'X-API-Key': key } });
+      expect(cards.status).toBe(200);
+      expect(fromEnv.output().stderr).toContain(`snapshots: ${snapshots}, db: ${db}`);
+    } finally {
+      await fromEnv.stop();
+    }
+    // The flags name another quota and a missing snapshot folder is overridden by --snapshots.
+    const flagged = await startCliGateway(['--snapshots', snapshots], { env: { ...env, SNAPDECK_SNAPSHOTS: join(dir, 'nowhere') } });
+    try {
+      expect(flagged.output().stderr).toContain(`snapshots: ${snapshots}, db: ${db}`);
+      expect((await fetch(`${flagged.url}/readyz`)).status).toBe(200);
+    } finally {
+      await flagged.stop();
+    }
+    // A bad value from a variable is refused like a bad flag, naming the variable.
+    const bad = await runCli(['serve'], { env: { ...env, SNAPDECK_PORT: 'eighty' } });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("value 'eighty' from env 'SNAPDECK_PORT' is invalid");
   });
 });

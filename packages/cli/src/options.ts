@@ -1,4 +1,4 @@
-import { InvalidArgumentError, Option } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { OPERATOR_DEFAULTS, QUOTA_MAX } from '@snapdeck/contract';
 import { parseHitsPerPageList } from '@snapdeck/snapshot';
 
@@ -38,4 +38,21 @@ export function hitsPerPageList(value: string): number[] {
 /** `--db <file>`, the SQLite database of keys, tokens and decks, on every command that opens it. */
 export function dbOption(description: string): Option {
   return new Option('--db <file>', description).default(OPERATOR_DEFAULTS.db);
+}
+
+/** `--store-poll-ms` → SNAPDECK_STORE_POLL_MS. */
+export function environmentVariableOf(option: Option): string {
+  return `SNAPDECK_${option.attributeName().replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}
+
+/**
+ * `command`, every option of which (added after this call) can also come from SNAPDECK_<OPTION>
+ * (commander's env(), shown in --help); a flag on the command line wins over the variable.
+ * Commander reads env() when an option is added, and every way of adding one goes through
+ * addOption, so that is where the variable is attached.
+ */
+export function optionsFromEnvironment(command: Command): Command {
+  const addOption = command.addOption.bind(command);
+  command.addOption = (option: Option) => addOption(option.long && !option.envVar ? option.env(environmentVariableOf(option)) : option);
+  return command;
 }

@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { GAME_SLUGS, MIB, OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
 import type { SnapshotReader } from '@snapdeck/snapshot';
 import { loadDeprecations, redactRedisUrl, startGateway, type Deprecation } from '@snapdeck/gateway';
-import { dbOption, nonNegativeInteger, positiveInteger, quota } from '../options.ts';
+import { dbOption, nonNegativeInteger, optionsFromEnvironment, positiveInteger, quota } from '../options.ts';
 import { outputOf } from '../output.ts';
 import { checkStoreLocation } from '../store-location.ts';
 
@@ -30,8 +30,7 @@ async function hintUnpublished(snapshots: SnapshotReader, location: string, err:
 }
 
 export function registerServeCommand(program: Command): void {
-  program
-    .command('serve')
+  optionsFromEnvironment(program.command('serve'))
     .description('Serve /v1 over HTTP from the published snapshots and the SQLite database')
     .option('--port <n>', 'port to listen on', port, OPERATOR_DEFAULTS.port)
     .option('--host <host>', 'address to bind', OPERATOR_DEFAULTS.host)
@@ -57,6 +56,8 @@ export function registerServeCommand(program: Command): void {
     .addHelpText(
       'after',
       `
+Every option can also be set by an environment variable, SNAPDECK_<OPTION> (shown beside each
+option above: --store-poll-ms is SNAPDECK_STORE_POLL_MS); a flag wins over the variable.
 A newly built version becomes the one served within a second, without a restart. SIGTERM or
 Ctrl-C stops accepting connections and lets in-flight requests finish. --port 0 picks a free
 port; the URL is printed on stderr either way. Also served: GET /healthz, /readyz, /metrics, and
@@ -72,8 +73,8 @@ Examples:
   npx snapdeck serve --snapshots s3://my-bucket/snapdeck --store s3://my-bucket/snapdeck --redis redis://10.0.0.5:6379 --cache-dir /var/cache/snapdeck`,
     )
     .action(async (options: { port: number; host: string; snapshots: string; db: string; store?: string; cacheDir?: string; storePollMs: number; maxStoreAge?: number; storageTimeoutMs: number; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; deprecations?: string }, command: Command) => {
-      if (options.store !== undefined && command.getOptionValueSource('db') === 'cli') {
-        throw new OperatorError('give either --db FILE (single host) or --store LOCATION (stateless gateways), not both');
+      if (options.store !== undefined && command.getOptionValueSource('db') !== 'default') {
+        throw new OperatorError('give either --db FILE (single host) or --store LOCATION (stateless gateways), not both (flags or SNAPDECK_DB / SNAPDECK_STORE)');
       }
       if (options.store !== undefined) checkStoreLocation(options.store, `--store ${options.store}`);
       if (options.store === undefined && (options.cacheDir !== undefined || options.maxStoreAge !== undefined)) {
