@@ -4,7 +4,8 @@
  * and the AWS SDK's Node-version warning.
  */
 import { execFileSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsDriver, build } from '@snapdeck/snapshot';
@@ -94,5 +95,44 @@ describe('serve options from SNAPDECK_<OPTION>', () => {
     const bad = await runCli(['serve'], { env: { ...env, SNAPDECK_PORT: 'eighty' } });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("value 'eighty' from env 'SNAPDECK_PORT' is invalid");
+  });
+});
+
+describe('the database rule', () => {
+  it('a --db that does not exist is refused naming it, and not created, by every command that reads one', async () => {
+    const missing = join(dir, 'typo', 'writer.db');
+    const deckId = '4f9d2c1e-8b7a-4c3d-9e2f-1a2b3c4d5e6f';
+    for (const args of [
+      ['keys', 'list'],
+      ['keys', 'revoke', 'key_0123456789ab'],
+      ['tokens', 'share', deckId],
+      ['tokens', 'private', deckId],
+      ['store', 'publish', '--to', join(dir, 'published')],
+      ['serve', '--port', '0', '--snapshots', snapshots],
+    ]) {
+      const run = await runCli([...args, '--db', missing]);
+      expect(run.code, args.join(' ')).toBe(1);
+      expect(run.stderr, args.join(' ')).toBe(`snapdeck ${args.slice(0, args[0] === 'serve' ? 1 : 2).join(' ')}: database ${missing} does not exist: give --db the path of an existing database (\`keys create\` and \`decks import\` create one)\n`);
+      expect(existsSync(missing)).toBe(false);
+      expect(existsSync(join(dir, 'typo'))).toBe(false);
+    }
+  });
+
+  it('keys create and decks import create it and say so on stderr', async () => {
+    const fresh = join(dir, 'fresh-keys.db');
+    const created = await runCli(['keys', 'create', '--name', 'first', '--db', fresh]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stderr).toContain(`creating a new database at ${fresh}\n`);
+    expect(created.stdout).toMatch(/^sd_live_\S+\n$/);
+    const again = await runCli(['keys', 'create', '--name', 'second', '--db', fresh]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).not.toContain('creating a new database');
+
+    const decksDb = join(dir, 'fresh-decks.db');
+    const empty = join(dir, 'empty.jsonl');
+    await writeFile(empty, '');
+    const imported = await runCli(['decks', 'import', empty, '--db', decksDb]);
+    expect(imported.stderr).toContain(`creating a new database at ${decksDb}\n`);
+    expect(existsSync(decksDb)).toBe(true);
   });
 });

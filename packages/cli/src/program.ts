@@ -7,6 +7,7 @@ import { registerKeysCommand } from './commands/keys.ts';
 import { registerServeCommand } from './commands/serve.ts';
 import { registerStoreCommand } from './commands/store.ts';
 import { registerTokensCommand } from './commands/tokens.ts';
+import { checkDatabase } from './options.ts';
 import { reportFailure } from './report.ts';
 
 /** Where the CLI writes; the process streams unless a caller (a test) captures them. */
@@ -57,6 +58,9 @@ export async function runCli(argv: readonly string[], options: { from?: 'node' |
   program.hook('preAction', (_program, action) => {
     running = pathOf(action);
   });
+  // Before any command's action (after `running` is known, for the message): a --db that does
+  // not exist is refused or created, never silently.
+  program.hook('preAction', (_program, action) => checkDatabase(action, output.err));
   try {
     await program.parseAsync(argv, { from: options.from ?? 'node' });
     return 0;

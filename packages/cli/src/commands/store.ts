@@ -50,7 +50,7 @@ Examples:
     .command('restore')
     .description('write a writer database from the store version current at a location (disaster recovery, moving the writer)')
     .requiredOption('--from <location>', 'a folder or s3://bucket/prefix where the store is published')
-    .addOption(dbOption('the database file to write'))
+    .addOption(dbOption('the database file to write', 'new'))
     .option('--force', 'replace the file if it exists (its keys, tokens and decks are lost)')
     .addHelpText(
       'after',
