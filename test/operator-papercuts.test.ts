@@ -136,3 +136,12 @@ describe('the database rule', () => {
     expect(existsSync(decksDb)).toBe(true);
   });
 });
+
+describe('a missing bucket', () => {
+  it('a missing bucket is named, with its endpoint and what to do', async () => {
+    const run = await runCli(['build', '--catalog', join(dir, 'catalog'), '--out', 's3://no-such-bucket/snapdeck'], { env: s3.env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`bucket no-such-bucket does not exist at ${s3.endpoint}: create it first (\`aws s3 mb s3://no-such-bucket --endpoint-url ${s3.endpoint}\``);
+    expect(run.stderr).not.toContain('The specified bucket does not exist');
+  });
+});
