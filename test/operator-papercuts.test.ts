@@ -3,7 +3,7 @@
  * SNAPDECK_<OPTION>, the database rule of decisions.md "Running it", a missing bucket on moto,
  * and the AWS SDK's Node-version warning.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { tempDir } from './helpers/harness.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
 
 const ROOT = join(import.meta.dirname, '..');
+const SDK_WARNING = 'NodeVersionSupportWarning';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -143,5 +144,23 @@ describe('a missing bucket', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`bucket no-such-bucket does not exist at ${s3.endpoint}: create it first (\`aws s3 mb s3://no-such-bucket --endpoint-url ${s3.endpoint}\``);
     expect(run.stderr).not.toContain('The specified bucket does not exist');
+  });
+});
+
+describe("the AWS SDK's Node-version warning", () => {
+  it("the AWS SDK's Node-version warning is not printed by the CLI (the README states the supported versions once)", async () => {
+    // The test process sets the SDK's switch (test/helpers/s3-server.ts); an empty value is unset for the SDK.
+    const env = { ...s3.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: '' };
+    const run = await runCli(['build', '--catalog', join(dir, 'catalog'), '--out', s3.newLocation('warning')], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain(SDK_WARNING);
+    // The control: the SDK does print it, on this Node (< 22), in a process that does not set the switch.
+    const bare = spawnSync(process.execPath, ['--input-type=module', '-e', "import { S3Client } from '@aws-sdk/client-s3'; new S3Client({ region: 'us-east-1' });"], {
+      cwd: ROOT,
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: '' },
+      encoding: 'utf8',
+    });
+    if (Number(process.versions.node.split('.')[0]) < 22) expect(bare.stderr).toContain(SDK_WARNING);
+    expect(await readFile(join(ROOT, 'README.md'), 'utf8')).toMatch(/^### Supported Node\.js versions$/m);
   });
 });
