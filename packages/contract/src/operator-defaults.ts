@@ -25,15 +25,15 @@ export const OPERATOR_DEFAULTS = {
   keyQuota: 3000,
   /** `serve --address-quota`: GET /decks/{deckId} (no key) per client address and window (limits.ts, the rule's home). */
   addressQuota: ADDRESS_QUOTA_DEFAULT,
-
-  // Tuning, not contract: sized for the default catalog on a small host.
-  /** `serve --cache-mb`: page and card bodies kept in memory by the snapshot reader, in MiB. */
-  cacheMiB: 128,
   /**
    * `serve --storage-timeout-ms`: a snapshot read on the request path not answered within this
    * long fails the request as when storage is unreachable (decisions.md "Running it": 5 s).
    */
   storageTimeoutMs: 5000,
+
+  // Tuning, not contract: sized for the default catalog on a small host.
+  /** `serve --cache-mb`: page and card bodies kept in memory by the snapshot reader, in MiB. */
+  cacheMiB: 128,
   /** `serve --store-poll-ms`: how often a gateway following a published store reads its pointer. */
   storePollMs: 1000,
 } as const;
