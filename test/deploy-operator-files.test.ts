@@ -3,14 +3,17 @@
  * run them with: deploy/prometheus/ with Debian's promtool (installed by
  * scripts/ci/ensure-prometheus.sh when missing), deploy/systemd/ with systemd-analyze.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from './helpers/harness.ts';
-import { ensureInstalled } from './helpers/processes.ts';
+import { FsDriver, build } from '@snapdeck/snapshot';
+import { writeGeneratedCatalog } from './helpers/catalog.ts';
+import { runCli } from './helpers/cli-gateway.ts';
+import { tempDir, waitFor } from './helpers/harness.ts';
+import { ensureInstalled, freePort, killOnExit, stopProcess } from './helpers/processes.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PROMETHEUS = join(ROOT, 'deploy', 'prometheus');
@@ -121,6 +124,35 @@ describe('deploy/systemd', () => {
     const result = run('systemd-analyze', ['verify', join(dir, 'broken-build.service')], dir);
     expect(result.status).not.toBe(0);
     expect(result.output).toContain('/nonexistent/node');
+  });
+
+  it("the gateway unit's command, with its Environment= lines and an env file, starts a ready gateway", async () => {
+    // What systemd would run for snapdeck-gateway@PORT, run here: ExecStart's arguments from
+    // WorkingDirectory, the unit's Environment= lines with %i expanded, the env file's variables.
+    const unit = await readFile(join(SYSTEMD, 'snapdeck-gateway@.service'), 'utf8');
+    const port = await freePort();
+    const expand = (text: string) => text.replaceAll('%i', String(port)).replaceAll('/var/cache/snapdeck', join(dir, 'cache'));
+    const [, ...args] = expand(/^ExecStart=(.*)$/m.exec(unit)![1]!).split(' ');
+    const unitEnv = Object.fromEntries([...unit.matchAll(/^Environment=(\w+)=(.*)$/gm)].map((m) => [m[1]!, expand(m[2]!)]));
+    expect(/^WorkingDirectory=(.*)$/m.exec(unit)![1]).toBe('/opt/snapdeck');
+    await writeGeneratedCatalog(join(dir, 'catalog'), { digimon: 5, gundam: 5, 'grand-archive': 5, 'chrono-core': 5 });
+    await build({ catalogDir: join(dir, 'catalog'), storage: new FsDriver(join(dir, 'snapshots')), hitsPerPage: [5] });
+    const published = await runCli(['keys', 'create', '--name', 'unit', '--db', join(dir, 'writer.db'), '--publish', join(dir, 'store')]);
+    expect(published.code, published.stderr).toBe(0);
+    const envFile = { SNAPDECK_SNAPSHOTS: join(dir, 'snapshots'), SNAPDECK_STORE: join(dir, 'store') };
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', ...unitEnv, ...envFile }, stdio: ['ignore', 'ignore', 'pipe'] });
+    killOnExit(child);
+    try {
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      await waitFor(async () => stderr.includes(`listening on http://127.0.0.1:${port}/v1`) || child.exitCode !== null, 20_000, 'no answer');
+      expect(stderr).toContain(`listening on http://127.0.0.1:${port}/v1`);
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, 20_000, 'not ready');
+      expect(stderr).toContain(`store: ${join(dir, 'store')}`);
+      expect(existsSync(join(dir, 'cache', `gateway-${port}`))).toBe(true);
+    } finally {
+      await stopProcess(child, 10_000);
+    }
   });
 
   it('the commands the units run are ones the CLI accepts', () => {
