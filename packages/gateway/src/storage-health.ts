@@ -48,6 +48,7 @@ export class StorageHealth {
   private minuteStart = 0;
   private loggedThisMinute = 0;
   private suppressed = 0;
+  private closed = false;
 
   constructor(private readonly log: Logger, options: StorageHealthOptions = {}) {
     this.warnEveryMs = options.warnEveryMs ?? 60_000;
@@ -65,6 +66,7 @@ export class StorageHealth {
 
   /** Stops the probes of ongoing outages. */
   close(): void {
+    this.closed = true;
     for (const outage of this.outages.values()) clearInterval(outage.probe);
     this.outages.clear();
   }
@@ -133,8 +135,9 @@ export class StorageHealth {
     const tally = this.errors.get(key) ?? { role, operation, count: 0 };
     tally.count++;
     this.errors.set(key, tally);
-    // A call begun before storage last answered says nothing new about reachability.
-    if (startedAt < (this.lastSuccess.get(role) ?? 0)) return;
+    // A call begun before storage last answered says nothing new about reachability; after
+    // close(), calls still finishing start no outage (nor its probe).
+    if (this.closed || startedAt < (this.lastSuccess.get(role) ?? 0)) return;
     let outage = this.outages.get(role);
     if (!outage) {
       outage = { since: startedAt, failures: 0, lastWarnAt: -Infinity, probe: this.startProbe(role) };
