@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CatalogInvalidError, FsDriver, build, layout, manifestSchema } from '@snapdeck/snapshot';
+import { CatalogInvalidError, FsDriver, build, catalogCheckKey, layout, manifestSchema } from '@snapdeck/snapshot';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
 import { FaultyDriver } from './helpers/faulty-driver.ts';
 import { tempDir } from './helpers/harness.ts';
@@ -53,8 +53,10 @@ describe('snapdeck build', () => {
       const [result] = await build({ catalogDir: catalog, storage: recording, hitsPerPage: [1, 10], onNotice: (m) => notices.push(m) });
       expect(notices.join('\n')).toContain('chrono-core-playtest');
       expect(await storage.list('chrono-core-playtest/')).toEqual([]);
-      expect(written.at(-1)).toBe(layout.pointer('chrono-core'));
-      expect(written.at(-2)).toBe(layout.manifest('chrono-core', result!.version));
+      // The version's files, then its pointer; then (once it is current) the record of the check.
+      expect(written.at(-1)).toBe(catalogCheckKey('chrono-core'));
+      expect(written.at(-2)).toBe(layout.pointer('chrono-core'));
+      expect(written.at(-3)).toBe(layout.manifest('chrono-core', result!.version));
       const manifest = manifestSchema.parse(JSON.parse(Buffer.from((await storage.get(layout.manifest('chrono-core', result!.version)))!.body).toString()));
       expect(manifest.totalHits).toBe(30);
       expect(manifest.hitsPerPage).toEqual([1, 10]);

@@ -37,6 +37,7 @@ describe('a quota of 3', () => {
     const windowMs = QUOTA_WINDOW_SECONDS * 1000;
     const end = Math.ceil((now + 1) / windowMs) * windowMs;
     const offset = end - LEFT_AT_START_S * 1000 - now;
+    openDatabase(join(dir, 'quota.db')).close();
     gateway = await startCliGateway(['--snapshots', join(dir, 'snapshots'), '--db', join(dir, 'quota.db')], {
       env: { NODE_OPTIONS: `--import=${pathToFileURL(join(import.meta.dirname, 'helpers', 'clock-offset.mjs'))}`, SNAPDECK_TEST_CLOCK_OFFSET_MS: String(offset) },
     });

@@ -19,7 +19,7 @@ let s3: S3TestServer;
 let dir: string;
 let cleanup: () => Promise<void>;
 const catalogs: Record<'A' | 'B' | 'C', { dir: string; ids: string[] }> = {} as never;
-/** Keys a fresh build of catalog B writes, in order (secret, claim, files..., manifest, pointer). */
+/** Keys a fresh build of catalog B writes, in order (secret, claim, files..., manifest, pointer, catalog check). */
 let freshWrites: string[];
 
 beforeAll(async () => {
@@ -83,8 +83,8 @@ describe.each(kinds)('publishing to a $name', (kind) => {
       expect(await currentVersionOf(driver, GAME)).toBe(a!.version);
       expect((await readCurrentFully(driver, GAME)).ids).toEqual(catalogs.A.ids);
     };
-    // Writes of a build of B here (the secret exists): claim, files..., manifest, pointer.
-    const fileCount = freshWrites.length - 4;
+    // Writes of a build of B here (the secret exists): claim, files..., manifest, pointer, check.
+    const fileCount = freshWrites.length - 5;
     for (const writes of [2, 3]) {
       const run = await killedBuild(out, 'B', writes);
       expect(run.signal, run.stderr).toBe('SIGKILL');
@@ -137,8 +137,8 @@ describe.each(kinds)('publishing to a $name', (kind) => {
     expect((await readCurrentFully(driver, GAME)).ids).toEqual(catalogs.A.ids);
 
     const [b] = await buildOf('B', driver);
-    // Every file but the corrupted one, and the manifest (of secret, claim, files, manifest, pointer).
-    expect(b!.skipped).toBe(freshWrites.length - 4);
+    // Every file but the corrupted one, and the manifest (of secret, claim, files, manifest, pointer, check).
+    expect(b!.skipped).toBe(freshWrites.length - 5);
     expect(b!.alreadyCurrent).toBe(false);
     expect((await readCurrentFully(driver, GAME)).ids).toEqual(catalogs.B.ids);
     await driver.close?.();

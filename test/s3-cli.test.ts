@@ -32,6 +32,7 @@ describe('the CLI with an s3:// location', () => {
     expect(built.stdout).toContain('gundam: 25 cards');
 
     const db = join(dir, 'snapdeck.db');
+    openDatabase(db).close(); // serve refuses a database that does not exist
     const server = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--snapshots', location, '--db', db], {
       env: { ...process.env, ...s3.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'ignore', 'pipe'],

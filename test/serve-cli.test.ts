@@ -2,12 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERRORS } from '@snapdeck/contract';
+import { openDatabase } from '@snapdeck/store';
 import { CLI, startCliGateway } from './helpers/cli-gateway.ts';
 import { tempDir } from './helpers/harness.ts';
 
 describe('snapdeck serve options', () => {
   it('--address-quota limits GET /v1/decks/{deckId} per client address', async () => {
     const { dir, cleanup } = await tempDir();
+    openDatabase(join(dir, 'db.sqlite')).close();
     const gateway = await startCliGateway(['--snapshots', join(dir, 'snapshots'), '--db', join(dir, 'db.sqlite'), '--address-quota', '2'], {
       env: { LOG_LEVEL: 'silent' },
     });
@@ -28,6 +30,7 @@ describe('snapdeck serve options', () => {
 
   it('--trust-proxy alone trusts one proxy: the rightmost X-Forwarded-For entry is the client', async () => {
     const { dir, cleanup } = await tempDir();
+    openDatabase(join(dir, 'db.sqlite')).close();
     const gateway = await startCliGateway(['--snapshots', join(dir, 'snapshots'), '--db', join(dir, 'db.sqlite'), '--address-quota', '1', '--trust-proxy']);
     try {
       const deck = `${gateway.url}/v1/decks/3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b`;

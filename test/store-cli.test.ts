@@ -61,7 +61,7 @@ describe('bad input to the store commands', () => {
     const cases: Array<{ args: string[]; env?: Record<string, string>; message: RegExp }> = [
       { args: ['store', 'publish', '--db', db], env: { SNAPDECK_PUBLISH: '' }, message: /--to LOCATION .* SNAPDECK_PUBLISH/ },
       { args: ['store', 'publish', '--db', db, '--to', db], message: /is a file, not a folder/ },
-      { args: ['store', 'publish', '--db', join(dir, 'missing.db'), '--to', location], message: /no database at/ },
+      { args: ['store', 'publish', '--db', join(dir, 'missing.db'), '--to', location], message: /database \S+missing\.db does not exist/ },
       { args: ['store', 'publish', '--db', db, '--to', 's3://snapdeck-unreachable/x'], env: unreachable, message: /storage unavailable/ },
       { args: ['store', 'publish', '--db', db, '--to', 's3://Bad_Bucket/x'], message: /invalid S3 location/ },
     ];

@@ -14,7 +14,8 @@ let cache: VarnishTestServer;
 const deckId = idGenerator(31)();
 
 beforeAll(async () => {
-  env = await startDeckEnv({ gundam: 20 });
+  // Every game built: the shipped VCL's probe routes only to a ready gateway (/readyz 200).
+  env = await startDeckEnv({ gundam: 20, digimon: 5, 'grand-archive': 5, 'chrono-core': 5 });
   const cards = env.catalogs.gundam!.slice(0, 2).map((card) => ({ cardId: card.id, quantity: 2 }));
   await importLines(env.dbFile, [
     { id: deckId, gameId: 'gundam', name: 'refreshed', ownerDisplayName: 'me', visibility: 'public', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-02T00:00:00.000Z', cards },

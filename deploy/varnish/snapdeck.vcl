@@ -5,7 +5,8 @@
 #   varnishd -a :80 -f /etc/varnish/snapdeck.vcl -s malloc,1g
 #
 # No parameter needs changing: in particular this file works with the default
-# http_gzip_support=on (see "Accept-Encoding" below). Edit the backend and the purgers ACL.
+# http_gzip_support=on (see "Accept-Encoding" below). Edit backends.vcl (the gateways, beside
+# this file) and the purgers ACL.
 #
 # Each rule says why, and what it is on Fastly (which runs VCL, so most lines carry over) and on
 # Cloudflare (rules in the dashboard or a Worker). README.md, "Running gateways behind a CDN",
@@ -16,17 +17,11 @@ vcl 4.1;
 
 import std;
 
-# The gateway (`snapdeck serve`, port 8787 by default). With several gateways, declare one
-# backend each and a round-robin director (import directors); they are stateless.
-# Fastly: the service's origin host. Cloudflare: the DNS record of the origin.
-backend gateway {
-    .host = "127.0.0.1";
-    .port = "8787";
-    # The gateway answers from memory or within its storage timeout; a slow first byte means
-    # it is in trouble, so fail (503) rather than queue behind it.
-    .first_byte_timeout = 30s;
-    .connect_timeout = 2s;
-}
+import directors;
+
+# The gateways (`snapdeck serve`), health-probed on /readyz, in a round-robin director named
+# `gateways`: all in backends.vcl, the operator's list.
+include "./backends.vcl";
 
 # Who may send PURGE (the hosts running `snapdeck keys revoke` / `decks import --purge`).
 # Fastly: purges go to its API (POST /service/<id>/purge with the same Surrogate-Key header
@@ -209,6 +204,8 @@ sub vcl_hash {
 }
 
 sub vcl_backend_fetch {
+    # The next healthy gateway; a retry (vcl_backend_error) therefore goes to another one.
+    set bereq.backend = gateways.backend();
     # Ask the gateway for the encoding this cache entry holds (Varnish has rewritten the
     # header to gzip when http_gzip_support is on).
     if (bereq.http.X-Snapdeck-Encoding == "identity") {
@@ -251,7 +248,16 @@ sub vcl_backend_response {
 }
 
 sub vcl_backend_error {
-    # The gateway is down or too slow: a JSON error like the gateway's own, never stored.
+    # A GET or HEAD (idempotent) whose gateway could not be reached (refused, reset: a gateway
+    # that died before its probe noticed) is tried once more, on the next gateway. Only a quick
+    # failure (< 3 s, the connect timeout's order) is retried: a gateway that took the request
+    # and then stalled has already cost the client its first-byte timeout.
+    # Fastly: `restart` in vcl_error for the same case. Cloudflare: the Load Balancer retries
+    # another origin on connection errors.
+    if (bereq.retries == 0 && bereq.method ~ "^(GET|HEAD)$" && now - bereq.time < 3s) {
+        return (retry);
+    }
+    # No gateway answered: a JSON error like the gateway's own, never stored.
     set beresp.http.Content-Type = "application/json";
     set beresp.http.Cache-Control = "no-store";
     set beresp.http.Retry-After = "5";

@@ -7,10 +7,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureInstalled, freePort, killOnExit, stopProcess } from './processes.ts';
 
-/** The file the project ships; the tests run it as it is, bar the backend's port. */
+/** The files the project ships; the tests run snapdeck.vcl as it is, and backends.vcl bar its ports. */
 export const SHIPPED_VCL = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'deploy', 'varnish', 'snapdeck.vcl');
-/** The backend block as shipped: `.host = "127.0.0.1"; .port = "8787";`. */
-const BACKEND_PORT = /(backend gateway \{\s*\.host = "127\.0\.0\.1";\s*\.port = ")8787(";)/;
+export const SHIPPED_BACKENDS = join(dirname(SHIPPED_VCL), 'backends.vcl');
+/** The two backend blocks as shipped: `.host = "127.0.0.1"; .port = "8787";` and `"8788"`. */
+const BACKEND_PORT = (port: number) => new RegExp(`(backend gateway_${port} \\{\\s*\\.host = "127\\.0\\.0\\.1";\\s*\\.port = ")${port}(";)`);
+const SHIPPED_PORTS = [8787, 8788] as const;
 
 /**
  * A real Varnish (Debian's varnishd, installed by scripts/ci/ensure-varnish.sh when missing) in
@@ -21,8 +23,8 @@ export interface VarnishTestServer {
   /** http://127.0.0.1:PORT */
   url: string;
   port: number;
-  /** The VCL it runs (the shipped one, backend port substituted; empty with the builtin VCL). */
-  vcl: string;
+  /** The backends.vcl it runs (the shipped one, ports substituted; empty with the builtin VCL). */
+  backends: string;
   stop(): Promise<void>;
 }
 
@@ -31,11 +33,19 @@ function varnishd(): string {
   return existsSync('/usr/sbin/varnishd') ? '/usr/sbin/varnishd' : 'varnishd';
 }
 
-/** The shipped VCL with the backend port replaced; throws if the backend block changed shape. */
-export async function shippedVclFor(backendPort: number): Promise<string> {
-  const shipped = await readFile(SHIPPED_VCL, 'utf8');
-  if (!BACKEND_PORT.test(shipped)) throw new Error(`${SHIPPED_VCL} no longer has the backend block at 127.0.0.1:8787 the tests substitute`);
-  return shipped.replace(BACKEND_PORT, `$1${backendPort}$2`);
+/**
+ * The shipped backends.vcl with its two gateways' ports replaced by `ports` (one port: both
+ * backends on it); throws if the backend blocks changed shape.
+ */
+export async function shippedBackendsFor(ports: readonly number[]): Promise<string> {
+  if (ports.length < 1 || ports.length > SHIPPED_PORTS.length) throw new Error(`the shipped backends.vcl has ${SHIPPED_PORTS.length} gateways; give 1 or 2 ports`);
+  let backends = await readFile(SHIPPED_BACKENDS, 'utf8');
+  SHIPPED_PORTS.forEach((shipped, i) => {
+    const pattern = BACKEND_PORT(shipped);
+    if (!pattern.test(backends)) throw new Error(`${SHIPPED_BACKENDS} no longer has the backend block at 127.0.0.1:${shipped} the tests substitute`);
+    backends = backends.replace(pattern, `$1${ports[i] ?? ports[0]}$2`);
+  });
+  return backends;
 }
 
 /** Resolves once any HTTP answer comes back from 127.0.0.1:port. */
@@ -78,20 +88,25 @@ async function launch(workdir: string, config: string[], port: number, timeoutMs
 }
 
 /**
- * Starts varnishd with the shipped VCL in front of 127.0.0.1:backendPort (with `builtin`: with
- * Varnish's builtin VCL alone, as an operator who ships no configuration would). Call stop().
+ * Starts varnishd with the shipped VCL in front of 127.0.0.1:backendPort, or of the two gateways
+ * of `backendPorts` (with `builtin`: with Varnish's builtin VCL alone, as an operator who ships no
+ * configuration would). Call stop().
  */
-export async function startVarnish(options: { backendPort: number; builtin?: boolean; timeoutMs?: number }): Promise<VarnishTestServer> {
+export async function startVarnish(options: { backendPort?: number; backendPorts?: readonly number[]; builtin?: boolean; timeoutMs?: number }): Promise<VarnishTestServer> {
+  const ports = options.backendPorts ?? (options.backendPort !== undefined ? [options.backendPort] : []);
+  if (ports.length === 0) throw new Error('startVarnish needs backendPort or backendPorts');
   ensureInstalled(varnishd, ['-V'], 'ensure-varnish.sh');
   const workdir = await mkdtemp(join(tmpdir(), 'snapdeck-varnish-'));
   // varnishd drops to its own users (varnish, vcache), which must read the VCL and the work dir.
   await chmod(workdir, 0o755);
-  let vcl = '';
-  let config = ['-b', `127.0.0.1:${options.backendPort}`];
+  let backends = '';
+  let config = ['-b', `127.0.0.1:${ports[0]}`];
   if (!options.builtin) {
-    vcl = await shippedVclFor(options.backendPort);
+    // snapdeck.vcl as shipped, beside the backends.vcl it includes.
+    backends = await shippedBackendsFor(ports);
     const vclFile = join(workdir, 'snapdeck.vcl');
-    await writeFile(vclFile, vcl, { mode: 0o644 });
+    await writeFile(vclFile, await readFile(SHIPPED_VCL, 'utf8'), { mode: 0o644 });
+    await writeFile(join(workdir, 'backends.vcl'), backends, { mode: 0o644 });
     config = ['-f', vclFile];
   }
   let child: ChildProcess | undefined;
@@ -109,7 +124,7 @@ export async function startVarnish(options: { backendPort: number; builtin?: boo
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    vcl,
+    backends,
     async stop() {
       await stopProcess(server, 5000);
       await rm(workdir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
-import { InvalidArgumentError, Option } from 'commander';
-import { OPERATOR_DEFAULTS, QUOTA_MAX } from '@snapdeck/contract';
+import { existsSync } from 'node:fs';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { OPERATOR_DEFAULTS, OperatorError, QUOTA_MAX } from '@snapdeck/contract';
 import { parseHitsPerPageList } from '@snapdeck/snapshot';
 
 /** Commander parser for options that take a positive whole number (quotas, sizes). */
@@ -35,7 +36,52 @@ export function hitsPerPageList(value: string): number[] {
   }
 }
 
+/**
+ * How a command treats its `--db` (decisions.md "Running it"): `existing` refuses a path that
+ * does not exist (no silent empty database); `create` (keys create, decks import) creates it and
+ * says so on stderr; `new` (store restore) writes the file itself.
+ */
+export type DbUse = 'existing' | 'create' | 'new';
+
+const DB_USES = new WeakMap<Option, DbUse>();
+
 /** `--db <file>`, the SQLite database of keys, tokens and decks, on every command that opens it. */
-export function dbOption(description: string): Option {
-  return new Option('--db <file>', description).default(OPERATOR_DEFAULTS.db);
+export function dbOption(description: string, use: DbUse = 'existing'): Option {
+  const option = new Option('--db <file>', description).default(OPERATOR_DEFAULTS.db);
+  DB_USES.set(option, use);
+  return option;
+}
+
+/**
+ * The database rule, run before every command's action (program.ts): a `--db` that does not
+ * exist is refused naming the path, or created with a line on stderr, as the command's dbOption
+ * says. A command given `--store` instead (serve) opens no database.
+ */
+export function checkDatabase(command: Command, err: (text: string) => void): void {
+  const option = command.options.find((o) => o.attributeName() === 'db');
+  const use = option && DB_USES.get(option);
+  if (!use || use === 'new' || command.getOptionValue('store') !== undefined) return;
+  const path = command.getOptionValue('db') as string;
+  if (existsSync(path)) return;
+  if (use === 'existing') {
+    throw new OperatorError(`database ${path} does not exist: give --db the path of an existing database (\`keys create\` and \`decks import\` create one)`);
+  }
+  err(`creating a new database at ${path}\n`);
+}
+
+/** `--store-poll-ms` → SNAPDECK_STORE_POLL_MS. */
+export function environmentVariableOf(option: Option): string {
+  return `SNAPDECK_${option.attributeName().replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}
+
+/**
+ * `command`, every option of which (added after this call) can also come from SNAPDECK_<OPTION>
+ * (commander's env(), shown in --help); a flag on the command line wins over the variable.
+ * Commander reads env() when an option is added, and every way of adding one goes through
+ * addOption, so that is where the variable is attached.
+ */
+export function optionsFromEnvironment(command: Command): Command {
+  const addOption = command.addOption.bind(command);
+  command.addOption = (option: Option) => addOption(option.long && !option.envVar ? option.env(environmentVariableOf(option)) : option);
+  return command;
 }

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { buildInfo } from '@snapdeck/gateway';
 import { registerBuildCommand } from './commands/build.ts';
 import { registerDecksCommand } from './commands/decks.ts';
 import { registerGcCommand } from './commands/gc.ts';
@@ -6,6 +7,7 @@ import { registerKeysCommand } from './commands/keys.ts';
 import { registerServeCommand } from './commands/serve.ts';
 import { registerStoreCommand } from './commands/store.ts';
 import { registerTokensCommand } from './commands/tokens.ts';
+import { checkDatabase } from './options.ts';
 import { reportFailure } from './report.ts';
 
 /** Where the CLI writes; the process streams unless a caller (a test) captures them. */
@@ -18,12 +20,14 @@ const PROCESS_OUTPUT: CliOutput = { out: (text) => process.stdout.write(text), e
 
 /** The whole `snapdeck` program. Commander throws instead of exiting (exitOverride): main.ts exits. */
 export function createProgram(output: CliOutput = PROCESS_OUTPUT): Command {
+  const info = buildInfo();
   const program = new Command()
     .name('snapdeck')
     .description('Publish trading-card-game catalogs as immutable snapshots and serve them, with decks, over HTTP (/v1).')
     .showHelpAfterError('(run with --help for usage)')
     .configureHelp({ sortSubcommands: false })
     .configureOutput({ writeOut: output.out, writeErr: output.err })
+    .version(`snapdeck ${info.version} (commit ${info.commit}, Node.js ${info.node})`, '-V, --version', 'print the version and the commit')
     .exitOverride();
   registerBuildCommand(program);
   registerServeCommand(program);
@@ -54,6 +58,9 @@ export async function runCli(argv: readonly string[], options: { from?: 'node' |
   program.hook('preAction', (_program, action) => {
     running = pathOf(action);
   });
+  // Before any command's action (after `running` is known, for the message): a --db that does
+  // not exist is refused or created, never silently.
+  program.hook('preAction', (_program, action) => checkDatabase(action, output.err));
   try {
     await program.parseAsync(argv, { from: options.from ?? 'node' });
     return 0;

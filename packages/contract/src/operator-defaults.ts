@@ -29,6 +29,11 @@ export const OPERATOR_DEFAULTS = {
   headersTimeoutMs: 10_000,
   /** The same: the whole request, headers and body, within this (counted from its first byte), else 408. */
   requestTimeoutMs: 30_000,
+  /**
+   * `serve --storage-timeout-ms`: a snapshot read on the request path not answered within this
+   * long fails the request as when storage is unreachable (decisions.md "Running it": 5 s).
+   */
+  storageTimeoutMs: 5000,
 
   // Tuning, not contract: sized for the default catalog on a small host.
   /** `serve --cache-mb`: page and card bodies kept in memory by the snapshot reader, in MiB. */

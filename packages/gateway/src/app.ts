@@ -6,6 +6,7 @@ import type { GatewayEnv } from './env.ts';
 import { GatewayMetrics } from './metrics.ts';
 import type { Deprecation } from './middleware/deprecation.ts';
 import type { QuotaCounter } from './quota/counter.ts';
+import type { StorageHealth } from './storage-health.ts';
 import { createRouter } from './router.ts';
 import { cardRoutes } from './routes/cards.ts';
 import { deckRoutes } from './routes/decks.ts';
@@ -39,6 +40,8 @@ export interface GatewayOptions {
   trustProxy?: number;
   /** Routes answering with Deprecation / Sunset / Link headers (middleware/deprecation.ts). */
   deprecations?: Deprecation[];
+  /** Storage failures counted and logged once (storage-health.ts); startGateway watches its drivers with it. */
+  storageHealth?: StorageHealth;
 }
 
 function missingStore(): never {
@@ -57,7 +60,8 @@ export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
     store,
     quota: options.quota,
     versions: new CatalogVersions(options.snapshots),
-    metrics: new GatewayMetrics(options.snapshots, options.quota, store),
+    metrics: new GatewayMetrics(options.snapshots, options.quota, store, options.storageHealth),
+    storageHealth: options.storageHealth,
     log: options.log,
     addressQuota: options.addressQuota,
     trustProxy: options.trustProxy,

@@ -6,3 +6,5 @@ export * from './middleware/deprecation.ts';
 export { redactedUrl } from './middleware/access-log.ts';
 export * from './server.ts';
 export * from './http/surrogate-keys.ts';
+export { buildInfo, type BuildInfo } from './build-info.ts';
+export { StorageHealth, type StorageHealthOptions, type StorageRole } from './storage-health.ts';

@@ -1,8 +1,11 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SnapshotReader } from '@snapdeck/snapshot';
 import type { StoreSource } from '@snapdeck/store';
+import { buildInfo } from './build-info.ts';
+import { CatalogChecks } from './catalog-checks.ts';
 import type { RequestObserver } from './middleware/access-log.ts';
 import type { QuotaCounter } from './quota/counter.ts';
+import type { StorageHealth } from './storage-health.ts';
 
 type CounterChild = ReturnType<Counter<'route' | 'status'>['labels']>;
 type HistogramChild = ReturnType<Histogram<'route'>['labels']>;
@@ -21,7 +24,7 @@ export class GatewayMetrics implements RequestObserver {
   private readonly requestChildren = new Map<string, CounterChild>();
   private readonly durationChildren = new Map<string, HistogramChild>();
 
-  constructor(snapshots: SnapshotReader, quota?: QuotaCounter, store?: StoreSource) {
+  constructor(snapshots: SnapshotReader, quota?: QuotaCounter, store?: StoreSource, storage?: StorageHealth) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
@@ -34,9 +37,41 @@ export class GatewayMetrics implements RequestObserver {
       name: 'snapdeck_http_request_duration_seconds',
       help: 'Time from receiving a request to its response being ready, by route pattern',
       labelNames: ['route'] as const,
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      // Up to a minute: a request stalled on storage must show, not vanish above the last bucket.
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     });
+    const info = buildInfo();
+    new Gauge({
+      name: 'snapdeck_build_info',
+      help: 'What is running (value 1): the snapdeck version, the commit of its checkout and the Node.js version',
+      labelNames: ['version', 'commit', 'node'] as const,
+      registers,
+    }).set({ version: info.version, commit: info.commit, node: info.node }, 1);
+    const checks = new CatalogChecks(snapshots.driver);
+    new Gauge({
+      name: 'snapdeck_catalog_checked_timestamp_seconds',
+      help: "When a build last checked the game's catalog (epoch seconds), whether or not it changed; read from the snapshot location",
+      labelNames: ['game'] as const,
+      registers,
+      async collect() {
+        for (const [game, seconds] of await checks.current()) this.set({ game }, seconds);
+      },
+    });
+    if (storage) {
+      new Counter({
+        name: 'snapdeck_storage_errors_total',
+        help: 'Failed storage calls (no answer within the storage timeout, unreachable, refused), by location role (snapshots, store) and operation',
+        labelNames: ['storage', 'operation'] as const,
+        registers,
+        collect() {
+          this.reset();
+          // Present from the start, so that rate() sees the first failures.
+          for (const operation of ['get', 'getRange', 'head', 'list']) this.inc({ storage: 'snapshots', operation }, 0);
+          for (const { role, operation, count } of storage.errorCounts()) this.inc({ storage: role, operation }, count);
+        },
+      });
+    }
     // Counters of the snapshot store's own tallies, brought up to date when scraped.
     const storeCounter = (name: string, help: string, read: () => number) => {
       let seen = 0;

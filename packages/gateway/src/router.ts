@@ -12,6 +12,7 @@ import { deprecationHeaders, type Deprecation } from './middleware/deprecation.t
 import { useStore } from './middleware/store.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import type { QuotaCounter } from './quota/counter.ts';
+import type { StorageHealth } from './storage-health.ts';
 import type { CatalogVersions } from './versions.ts';
 
 /** The parts of the gateway that route handlers read from. */
@@ -29,6 +30,8 @@ export interface GatewayParts {
   trustProxy?: number;
   /** Routes answering with Deprecation / Sunset / Link headers (middleware/deprecation.ts). */
   deprecations?: Deprecation[];
+  /** Request failures caused by storage are logged through it, a few a minute (storage-health.ts). */
+  storageHealth?: StorageHealth;
 }
 
 /** What a route module (routes/*.ts) registers its routes with. */
@@ -51,15 +54,18 @@ export interface GatewayRoutes extends GatewayParts {
  * The one answer to a failure nobody expected (a step threw, or Hono itself did): logged with
  * the request id, answered 500 with the contract's body.
  */
-export function answerFailure(log: Logger): ErrorResponder {
+export function answerFailure(log: Logger, storageHealth?: StorageHealth): ErrorResponder {
   return (error: unknown, c: Context<GatewayEnv>): Response => {
-    log.error({ err: error, requestId: c.get('requestId'), method: c.req.method, path: c.req.path }, 'request failed');
+    const fields = { err: error, requestId: c.get('requestId'), method: c.req.method, path: c.req.path };
+    // Storage down fails many requests alike: a few lines a minute say it (and the outage warning).
+    if (storageHealth?.isStorageFailure(error)) storageHealth.logRequestFailure('error', fields, 'request failed: storage unreachable');
+    else log.error(fields, 'request failed');
     return sendError(c, 'internal');
   };
 }
 
 export function createRouter(app: Hono<GatewayEnv>, parts: GatewayParts): GatewayRoutes {
-  const failed = answerFailure(parts.log);
+  const failed = answerFailure(parts.log, parts.storageHealth);
   const deprecations = deprecationHeaders(parts.deprecations);
   /**
    * The steps every request goes through, before its route's own. The path check comes first

@@ -4,6 +4,7 @@ import pino, { type Logger } from 'pino';
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { SnapshotReader, openStorage } from '@snapdeck/snapshot';
 import { createApp } from './app.ts';
+import { StorageHealth } from './storage-health.ts';
 import { LocalStoreSource, StoreFollower, openDatabase, type Db, type StoreSource } from '@snapdeck/store';
 import { MemoryQuotaCounter, type QuotaCounter } from './quota/counter.ts';
 import { RedisQuotaCounter } from './quota/redis.ts';
@@ -42,6 +43,8 @@ export interface GatewayConfig {
   deprecations?: Deprecation[];
   /** Open connections beyond this are closed as soon as accepted (default: http/connection-limit.ts, from the open-file limit). */
   maxConnections?: number;
+  /** Snapshot reads not answered within this long fail the request (default OPERATOR_DEFAULTS.storageTimeoutMs). */
+  storageTimeoutMs?: number;
 }
 
 export interface RunningGateway {
@@ -61,11 +64,13 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   // Checked before anything is opened: a wrong list fails the start-up with its problems named.
   const deprecations = config.deprecations ? parseDeprecations(config.deprecations) : undefined;
   if (config.db && config.store) throw new Error('give either a database (db) or a published store (store), not both');
+  // Every storage call is watched: failures counted, an outage logged once (storage-health.ts).
+  const storageHealth = new StorageHealth(log);
   let db: Db | null = null;
   let store: StoreSource;
   let storeStorage: ReturnType<typeof openStorage> | null = null;
   if (config.store) {
-    storeStorage = openStorage(config.store);
+    storeStorage = storageHealth.watch(openStorage(config.store), 'store');
     const follower = new StoreFollower(storeStorage, { cacheDir: config.cacheDir, pollMs: config.storePollMs, maxAgeMs: config.maxStoreAgeMs, log });
     // Resolves once the first attempt is done, loaded or not: a gateway that cannot reach its
     // store starts anyway, not ready, and keeps trying (decisions.md "The published store").
@@ -75,11 +80,11 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     db = openDatabase(config.db ?? OPERATOR_DEFAULTS.db);
     store = new LocalStoreSource(db);
   }
-  const storage = openStorage(config.snapshots);
+  const storage = storageHealth.watch(openStorage(config.snapshots), 'snapshots', config.storageTimeoutMs ?? OPERATOR_DEFAULTS.storageTimeoutMs);
   const snapshots = new SnapshotReader(storage, {
     cacheBytes: config.cacheBytes,
     pointerTtlMs: config.pointerTtlMs,
-    onError: (err, context) => log.warn({ err }, context),
+    onError: (err, context) => (storageHealth.isStorageFailure(err) ? storageHealth.logRequestFailure('warn', { err }, context) : log.warn({ err }, context)),
   });
   let quota: QuotaCounter;
   if (config.redis) {
@@ -97,6 +102,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     addressQuota: config.addressQuota,
     trustProxy: config.trustProxy,
     deprecations,
+    storageHealth,
   });
   for (const d of deprecations ?? []) {
     if (!app.routes.some((route) => route.path === d.path && route.method !== 'ALL')) log.warn({ path: d.path }, 'deprecation configured for a path no route has');
@@ -118,6 +124,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     (closing ??= (async () => {
       await stopServing(server);
       await quota.close?.();
+      storageHealth.close();
       await storage.close?.();
       await store.close();
       await storeStorage?.close?.();

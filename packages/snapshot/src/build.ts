@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { OperatorError, GAME_SLUGS, HITS_PER_PAGE, isGameSlug, type GameSlug } from '@snapdeck/contract';
 import { fileExists, readCatalog, type CatalogEntry } from './catalog.ts';
 import { DEFAULT_HITS_PER_PAGE } from './layout.ts';
+import { recordCatalogCheck } from './catalog-check.ts';
 import { createCompressor } from './compressor.ts';
 import { publishVersion, type PublishProgress, type PublishResult } from './publish/publish-version.ts';
 import type { StorageDriver } from './storage/driver.ts';
@@ -94,6 +95,7 @@ export async function build(options: BuildOptions): Promise<BuildResult[]> {
         onProgress: options.onProgress,
       });
       catalogs.delete(game); // let the entries go before the next game
+      await recordCatalogCheck(options.storage, game, published.version);
       results.push({ ...published, seconds: readSeconds + (performance.now() - started) / 1000 });
     }
   } finally {

@@ -23,3 +23,5 @@ export { S3Driver, s3OptionsFromEnv, parseS3Location, type S3DriverOptions } fro
 export * from './gc.ts';
 export * from './maybe-promise.ts';
 export { forEachLimit, listSizes, storedChecksum, verifyStored } from './storage/inspect.ts';
+export { StorageTimeoutError, watchStorage, type StorageOperation, type StorageWatchOptions } from './storage/watched.ts';
+export { readCatalogCheck, recordCatalogCheck, type CatalogCheck } from './catalog-check.ts';

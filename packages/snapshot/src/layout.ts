@@ -12,6 +12,7 @@ import { SHA256_HEX_PATTERN } from './hash.ts';
  *   <game>/versions/<version>/<pack>.<encoding>.<segment>
  *   _snapdeck/secret                         the location's secret (cursor keys derive from it)
  *   _snapdeck/builds/<game>/<build hash>.json claim: the version id of one build's input
+ *   _snapdeck/checked/<game>.json            when a build last checked the game's catalog (catalog-check.ts)
  *
  * A pack is a sequence of entries (card bodies, page bodies, hits) stored back to back in
  * segments of bounded size, so no file has to fit in memory whole and uploads can resume.
@@ -79,6 +80,9 @@ export const LOCATION_SECRET_KEY = '_snapdeck/secret';
 /** Claims: build hash → version id, per game (gc removes those of deleted versions). */
 export const buildClaimsPrefix = (game: string) => `_snapdeck/builds/${game}/`;
 export const claimKey = (game: string, buildHash: string) => `${buildClaimsPrefix(game)}${buildHash}.json`;
+
+/** The last build's check of a game's catalog, rewritten by every build, changed or not (gc leaves it). */
+export const catalogCheckKey = (game: string) => `_snapdeck/checked/${game}.json`;
 
 export const INDEX_FILE = 'index.bin';
 export const PACK_CARDS = 'cards';

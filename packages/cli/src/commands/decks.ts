@@ -18,7 +18,7 @@ export function registerDecksCommand(program: Command): void {
         '(its line number and the reason are printed) and the database is left unchanged',
     )
     .argument('<file>', 'JSON Lines file, one deck per line')
-    .addOption(dbOption('SQLite database file'))
+    .addOption(dbOption('SQLite database file (created when missing)', 'create'))
     .option('--purge <url>', purgeHelp('every deck the import changed'), purgeUrlOption)
     .option('--publish <location>', publishHelp())
     .addOption(purgeWaitOption())

@@ -21,7 +21,7 @@ export function registerKeysCommand(program: Command): void {
     .requiredOption('--name <name>', 'who the key is for (shown in `keys list`)')
     .option('--scope <scope>', `grant a scope (repeatable): ${SCOPES.join(', ')}`, collect)
     .option('--quota <n>', `requests per 15-minute window (1 to 15 digits)`, quota, OPERATOR_DEFAULTS.keyQuota)
-    .addOption(dbOption('SQLite database'))
+    .addOption(dbOption('SQLite database (created when missing)', 'create'))
     .option('--publish <location>', publishHelp())
     .addHelpText('after', '\nExample:\n  npx snapdeck keys create --name partner-a --scope decks:browse:public --scope decks:read:public --quota 10000 --publish s3://my-bucket/snapdeck')
     .action(async (options: { name: string; scope?: string[]; quota: number; db: string; publish?: string }, command: Command) => {

@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { GAME_SLUGS, MIB, OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
 import type { SnapshotReader } from '@snapdeck/snapshot';
 import { loadDeprecations, redactRedisUrl, startGateway, type Deprecation } from '@snapdeck/gateway';
-import { dbOption, nonNegativeInteger, positiveInteger, quota } from '../options.ts';
+import { dbOption, nonNegativeInteger, optionsFromEnvironment, positiveInteger, quota } from '../options.ts';
 import { outputOf } from '../output.ts';
 import { checkStoreLocation } from '../store-location.ts';
 
@@ -30,8 +30,7 @@ async function hintUnpublished(snapshots: SnapshotReader, location: string, err:
 }
 
 export function registerServeCommand(program: Command): void {
-  program
-    .command('serve')
+  optionsFromEnvironment(program.command('serve'))
     .description('Serve /v1 over HTTP from the published snapshots and the SQLite database')
     .option('--port <n>', 'port to listen on', port, OPERATOR_DEFAULTS.port)
     .option('--host <host>', 'address to bind', OPERATOR_DEFAULTS.host)
@@ -41,6 +40,7 @@ export function registerServeCommand(program: Command): void {
     .option('--cache-dir <dir>', 'with --store: folder for downloaded store versions (default: a temporary folder, removed on exit); kept across restarts, it lets a gateway start on its last version while storage is unreachable')
     .option('--store-poll-ms <n>', 'with --store: how often to look for a new store version', positiveInteger, OPERATOR_DEFAULTS.storePollMs)
     .option('--max-store-age <seconds>', 'with --store: fail closed (keyed endpoints and GET /v1/decks/{id} answer 500, /readyz 503) once storage has not confirmed the store for this long; default: keep serving the last version', positiveInteger)
+    .option('--storage-timeout-ms <n>', 'a snapshot read not answered within this long fails its request (500) as when storage is unreachable, instead of waiting for the storage client\'s retries', positiveInteger, OPERATOR_DEFAULTS.storageTimeoutMs)
     .option('--cache-mb <n>', 'memory for cached pages and cards, in MiB', positiveInteger, OPERATOR_DEFAULTS.cacheMiB)
     .option('--address-quota <n>', 'requests per 15-minute window per client address for GET /v1/decks/{deckId} (no key)', quota, OPERATOR_DEFAULTS.addressQuota)
     .addOption(
@@ -61,6 +61,8 @@ export function registerServeCommand(program: Command): void {
     .addHelpText(
       'after',
       `
+Every option can also be set by an environment variable, SNAPDECK_<OPTION> (shown beside each
+option above: --store-poll-ms is SNAPDECK_STORE_POLL_MS); a flag wins over the variable.
 A newly built version becomes the one served within a second, without a restart. SIGTERM or
 Ctrl-C stops accepting connections and lets in-flight requests finish. Slow clients are cut, in
 a shutdown too: a request whose headers take over ${OPERATOR_DEFAULTS.headersTimeoutMs / 1000} s, or that is not complete, body
@@ -77,9 +79,9 @@ Examples:
   npx snapdeck serve --port ${OPERATOR_DEFAULTS.port} --snapshots ${OPERATOR_DEFAULTS.snapshots} --db ${OPERATOR_DEFAULTS.db}
   npx snapdeck serve --snapshots s3://my-bucket/snapdeck --store s3://my-bucket/snapdeck --redis redis://10.0.0.5:6379 --cache-dir /var/cache/snapdeck`,
     )
-    .action(async (options: { port: number; host: string; snapshots: string; db: string; store?: string; cacheDir?: string; storePollMs: number; maxStoreAge?: number; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; maxConnections?: number; deprecations?: string }, command: Command) => {
-      if (options.store !== undefined && command.getOptionValueSource('db') === 'cli') {
-        throw new OperatorError('give either --db FILE (single host) or --store LOCATION (stateless gateways), not both');
+    .action(async (options: { port: number; host: string; snapshots: string; db: string; store?: string; cacheDir?: string; storePollMs: number; maxStoreAge?: number; storageTimeoutMs: number; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; maxConnections?: number; deprecations?: string }, command: Command) => {
+      if (options.store !== undefined && command.getOptionValueSource('db') !== 'default') {
+        throw new OperatorError('give either --db FILE (single host) or --store LOCATION (stateless gateways), not both (flags or SNAPDECK_DB / SNAPDECK_STORE)');
       }
       if (options.store !== undefined) checkStoreLocation(options.store, `--store ${options.store}`);
       if (options.store === undefined && (options.cacheDir !== undefined || options.maxStoreAge !== undefined)) {
@@ -95,6 +97,7 @@ Examples:
           ? { store: options.store, cacheDir: options.cacheDir, storePollMs: options.storePollMs, maxStoreAgeMs: options.maxStoreAge !== undefined ? options.maxStoreAge * 1000 : undefined }
           : { db: options.db }),
         cacheBytes: options.cacheMb * MIB,
+        storageTimeoutMs: options.storageTimeoutMs,
         addressQuota: options.addressQuota,
         trustProxy: options.trustProxy ?? 0,
         redis: options.redis,

@@ -55,7 +55,7 @@ Examples:
     .command('restore')
     .description('write a writer database from the store version current at a location (disaster recovery, moving the writer)')
     .requiredOption('--from <location>', 'a folder or s3://bucket/prefix where the store is published')
-    .addOption(dbOption('the database file to write'))
+    .addOption(dbOption('the database file to write', 'new'))
     .option('--version <version>', 'restore this store version instead of the one the pointer names (needed when a newer one is there)')
     .option('--force', 'replace the file if it exists (its keys, tokens and decks are lost)')
     .addHelpText(

@@ -58,7 +58,9 @@ export interface RedisQuotaCounterOptions {
  * answers again. Meanwhile the quota is enforced per process, not across processes (a key may get
  * up to Q per process per window), and requests counted in-process are not added to Redis later.
  * After a failure, one request per `retryAfterMs` probes Redis while the others count
- * in-process, so a hung Redis costs one slow request per second, not every request. Failing closed (500 for every keyed request) would turn a
+ * in-process, so a hung Redis costs one slow request per second, not every request; a PING every
+ * `retryAfterMs` meanwhile notices Redis back on a gateway with no traffic (snapdeck_quota_degraded
+ * clears by itself). Failing closed (500 for every keyed request) would turn a
  * Redis outage into a full API outage; the quota protects capacity, and per-process counting still
  * does that.
  */
@@ -76,6 +78,8 @@ export class RedisQuotaCounter implements QuotaCounter {
   private readonly secrets: string[];
   private skipUntil = 0;
   private closed = false;
+  /** While degraded: pings Redis every `retryAfterMs`, so recovery is seen without traffic. */
+  private recheck: NodeJS.Timeout | undefined;
   /** True while requests are counted in this process because Redis is unreachable. */
   degraded = false;
 
@@ -142,10 +146,7 @@ export class RedisQuotaCounter implements QuotaCounter {
       this.markDown(error);
       return this.fallback.consume(subject, quota);
     }
-    if (this.degraded) {
-      this.degraded = false;
-      this.log?.warn({ redis: this.where }, 'quota: Redis answers again; the quota is shared across processes again');
-    }
+    this.markUp();
     const resetSeconds = Math.max(1, Math.ceil((end - now) / 1000));
     return { allowed: count <= quota, quota, remaining: Math.max(0, quota - count), resetSeconds };
   }
@@ -159,11 +160,26 @@ export class RedisQuotaCounter implements QuotaCounter {
       { err: redisErrorForLog(error, this.secrets), redis: this.where },
       'quota: Redis unreachable; counting in this process until it answers (the quota is per process meanwhile)',
     );
+    // An idle gateway has no request to probe with: snapdeck_quota_degraded must still clear.
+    this.recheck = setInterval(() => {
+      this.redis.ping().then(
+        () => this.markUp(),
+        () => {},
+      );
+    }, this.retryAfterMs).unref();
+  }
+
+  private markUp(): void {
+    if (!this.degraded || this.closed) return;
+    this.degraded = false;
+    clearInterval(this.recheck);
+    this.log?.warn({ redis: this.where }, 'quota: Redis answers again; the quota is shared across processes again');
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.recheck);
     if (this.redis.status === 'ready') {
       try {
         await Promise.race([this.redis.quit(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);

@@ -7,6 +7,7 @@ import {
   ObjectNotFoundError, PreconditionFailedError, StorageUnavailableError, type ObjectInfo, type PutOptions, type StorageDriver, type StoredObject,
 } from './driver.ts';
 import { SHA256_HEX_PATTERN, sha256Hex } from '../hash.ts';
+import { MissingBucketError, isMissingBucket, isNotFound, isPreconditionFailure, isUnavailable, statusOf, type AwsError } from './s3-errors.ts';
 
 /**
  * How to reach S3 (or an S3-compatible store). `s3OptionsFromEnv` reads them from the standard
@@ -73,43 +74,6 @@ export function parseS3Location(location: string): { bucket: string; prefix: str
   return { bucket: match[1]!, prefix: path === '' ? '' : `${path}/` };
 }
 
-interface AwsError {
-  name?: string;
-  code?: string;
-  message?: string;
-  $metadata?: { httpStatusCode?: number };
-  $retryable?: unknown;
-}
-
-function statusOf(error: unknown): number | undefined {
-  return (error as AwsError)?.$metadata?.httpStatusCode;
-}
-
-function isNotFound(error: unknown): boolean {
-  const name = (error as AwsError)?.name;
-  return name === 'NoSuchKey' || name === 'NotFound' || statusOf(error) === 404;
-}
-
-function isPreconditionFailure(error: unknown): boolean {
-  const name = (error as AwsError)?.name;
-  const status = statusOf(error);
-  // 409 ConditionalRequestConflict: another conditional write to the key was in progress.
-  return name === 'PreconditionFailed' || name === 'ConditionalRequestConflict' || status === 412 || status === 409;
-}
-
-/**
- * True for failures that mean "storage cannot be reached right now" rather than "the request was
- * wrong": no HTTP answer at all (refused, reset, DNS, timeout), or 5xx / throttling still failing
- * after the SDK's retries.
- */
-function isUnavailable(error: unknown): boolean {
-  const e = error as AwsError;
-  if (e?.name === 'CredentialsProviderError') return false;
-  const status = statusOf(error);
-  if (status === undefined) return true;
-  return status >= 500 || status === 429 || e.name === 'SlowDown' || e.name === 'RequestTimeout';
-}
-
 function md5Hex(body: Uint8Array): string {
   return createHash('md5').update(body).digest('hex');
 }
@@ -134,6 +98,8 @@ export class S3Driver implements StorageDriver {
   private readonly prefix: string;
   private readonly client: S3Client;
   private readonly listPageSize: number | undefined;
+  /** Where the bucket is looked for, for messages: the endpoint, or AWS S3 and the region. */
+  private readonly endpoint: string;
 
   constructor(location: string, options: S3DriverOptions = s3OptionsFromEnv()) {
     const { bucket, prefix } = parseS3Location(location);
@@ -141,6 +107,7 @@ export class S3Driver implements StorageDriver {
     this.prefix = prefix;
     this.location = `s3://${bucket}/${prefix.replace(/\/$/, '')}`;
     this.listPageSize = options.listPageSize;
+    this.endpoint = options.endpoint ?? `AWS S3 (region ${options.region ?? 'us-east-1'})`;
     if (options.client) {
       this.client = options.client;
     } else {
@@ -178,6 +145,7 @@ export class S3Driver implements StorageDriver {
     try {
       return await run();
     } catch (error) {
+      if (isMissingBucket(error)) throw new MissingBucketError(this.bucket, this.endpoint, { cause: error });
       if (isNotFound(error) || isPreconditionFailure(error)) throw error;
       const e = error as AwsError;
       const what = `${operation} ${this.location}/${key}`;
