@@ -186,6 +186,8 @@ describe('storage frozen', () => {
       const warned = warns.map((l) => l.storage as string);
       expect(new Set(warned).size, name).toBe(warned.length);
       expect(infos.map((l) => l.storage as string).sort(), name).toEqual([...warned].sort());
+      // Logged once: the store follower does not log the same outage a second time in its own words.
+      expect(lines.filter((l) => /^store: .*(unreachable|reachable again)/.test(l.msg ?? '')).map((l) => l.msg), name).toEqual([]);
       const warn = warns.find((l) => l.storage === role)!;
       expect(warn, name).toMatchObject({ level: 40, storage: role });
       expect(warn.msg).toContain(role === 'store' ? store : snapshots);

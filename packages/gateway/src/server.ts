@@ -71,7 +71,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   let storeStorage: ReturnType<typeof openStorage> | null = null;
   if (config.store) {
     storeStorage = storageHealth.watch(openStorage(config.store), 'store');
-    const follower = new StoreFollower(storeStorage, { cacheDir: config.cacheDir, pollMs: config.storePollMs, maxAgeMs: config.maxStoreAgeMs, log });
+    const follower = new StoreFollower(storeStorage, { cacheDir: config.cacheDir, pollMs: config.storePollMs, maxAgeMs: config.maxStoreAgeMs, log, reportedOutage: (error) => storageHealth.isStorageFailure(error) });
     // Resolves once the first attempt is done, loaded or not: a gateway that cannot reach its
     // store starts anyway, not ready, and keeps trying (decisions.md "The published store").
     await follower.start();

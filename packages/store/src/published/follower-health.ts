@@ -70,9 +70,11 @@ export class OutageLog {
   private since: number | null = null;
   private lastWarned = 0;
 
-  constructor(private readonly log: Log | undefined, private readonly what: string) {}
+  /** `reported`: errors someone else has already logged as a storage outage (the gateway's watched driver): not logged twice. */
+  constructor(private readonly log: Log | undefined, private readonly what: string, private readonly reported?: (error: unknown) => boolean) {}
 
   failed(error: unknown): void {
+    if (this.reported?.(error)) return;
     const now = Date.now();
     this.since ??= now;
     if (now - this.lastWarned < 60_000) return;

@@ -80,3 +80,10 @@ export function retireReplaced(old: FollowedView | null, next: FollowedView | nu
     if (part !== next?.auth && part !== next?.deckPart) part.retire();
   }
 }
+
+/** Closes the files of the view served last (at shutdown: no request holds it any more). */
+export function closeView(view: FollowedView | null): void {
+  if (!view) return;
+  view.auth.db.close();
+  if (view.deckPart !== view.auth) view.deckPart.db.close();
+}

@@ -4,7 +4,7 @@ import { StoreUnavailableError, type StoreLease, type StoreRefusal, type StoreSo
 import { DamagedObjects, OutageLog, Refusals, WaitingOutDamage, type FollowerLog } from './follower-health.ts';
 import { PollLoop } from './follower-poll.ts';
 import { CacheFolder } from './follower-record.ts';
-import { FollowedView, OpenPart, leaseOn, retireReplaced } from './follower-view.ts';
+import { FollowedView, OpenPart, closeView, leaseOn, retireReplaced } from './follower-view.ts';
 import { storeLayout, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
 import { StoreDamagedError, downloadPart, hasPart } from './parts.ts';
 import { readStoreManifest } from './publish.ts';
@@ -27,6 +27,8 @@ export interface StoreFollowerOptions {
   /** How often the presence record (presence.ts) is rewritten besides each change. Default OPERATOR_DEFAULTS.storePresenceMs. */
   presenceMs?: number;
   log?: FollowerLog;
+  /** Errors the caller already logs as a storage outage (decisions.md: logged once): not logged again. */
+  reportedOutage?: (error: unknown) => boolean;
 }
 
 /**
@@ -66,8 +68,8 @@ export class StoreFollower implements StoreSource {
 
   constructor(private readonly driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
     this.loop = new PollLoop(() => this.refreshOnce(), options.pollMs ?? OPERATOR_DEFAULTS.storePollMs);
-    this.pointerOutage = new OutageLog(options.log, `the store at ${driver.location}`);
-    this.decksOutage = new OutageLog(options.log, `the decks part download from ${driver.location}`);
+    this.pointerOutage = new OutageLog(options.log, `the store at ${driver.location}`, options.reportedOutage);
+    this.decksOutage = new OutageLog(options.log, `the decks part download from ${driver.location}`, options.reportedOutage);
     this.refusals = new Refusals(options.log, driver.location);
     this.presence = new StorePresence(driver, { cacheDir: options.cacheDir, intervalMs: options.presenceMs, log: options.log });
   }
@@ -287,12 +289,8 @@ export class StoreFollower implements StoreSource {
     this.closed = true;
     await this.loop.stop();
     await this.decksDownload;
-    const view = this.current;
+    closeView(this.current);
     this.current = null;
-    if (view) {
-      view.auth.db.close();
-      if (view.deckPart !== view.auth) view.deckPart.db.close();
-    }
     await this.presence.close();
     await this.cache?.remove();
   }
