@@ -37,7 +37,8 @@ beforeAll(async () => {
   env = await startDeckEnv({ digimon: 30 });
   await importLines(env.dbFile, [deckLine(publicDeck, 'public'), deckLine(privateDeck, 'private')]);
   privateLink = withDb(env.dbFile, (db) => new DeckStore(db).createPrivateLink(privateDeck)!);
-  cache = await startVarnish({ backendPort: Number(new URL(env.gateway.url).port) });
+  // Quiet probes: every request the gateway counts is one the cache forwarded.
+  cache = await startVarnish({ backendPort: Number(new URL(env.gateway.url).port), quietProbes: true });
 });
 
 afterAll(async () => {

@@ -33,11 +33,16 @@ function varnishd(): string {
   return existsSync('/usr/sbin/varnishd') ? '/usr/sbin/varnishd' : 'varnishd';
 }
 
+/** The probe's `.interval` line in backends.vcl. */
+const PROBE_INTERVAL = /(\.interval\s*=)\s*\d+s;/;
+
 /**
  * The shipped backends.vcl with its two gateways' ports replaced by `ports` (one port: both
- * backends on it); throws if the backend blocks changed shape.
+ * backends on it); throws if the backend blocks changed shape. `quietProbes`: the health probe
+ * asks /readyz once at start, then hourly instead of every second, for tests that count every
+ * request the gateway gets (a probe would count as a request the cache forwarded).
  */
-export async function shippedBackendsFor(ports: readonly number[]): Promise<string> {
+export async function shippedBackendsFor(ports: readonly number[], options: { quietProbes?: boolean } = {}): Promise<string> {
   if (ports.length < 1 || ports.length > SHIPPED_PORTS.length) throw new Error(`the shipped backends.vcl has ${SHIPPED_PORTS.length} gateways; give 1 or 2 ports`);
   let backends = await readFile(SHIPPED_BACKENDS, 'utf8');
   SHIPPED_PORTS.forEach((shipped, i) => {
@@ -45,6 +50,10 @@ export async function shippedBackendsFor(ports: readonly number[]): Promise<stri
     if (!pattern.test(backends)) throw new Error(`${SHIPPED_BACKENDS} no longer has the backend block at 127.0.0.1:${shipped} the tests substitute`);
     backends = backends.replace(pattern, `$1${ports[i] ?? ports[0]}$2`);
   });
+  if (options.quietProbes) {
+    if (!PROBE_INTERVAL.test(backends)) throw new Error(`${SHIPPED_BACKENDS} no longer has the probe interval the tests substitute`);
+    backends = backends.replace(PROBE_INTERVAL, '$1 1h;');
+  }
   return backends;
 }
 
@@ -92,7 +101,7 @@ async function launch(workdir: string, config: string[], port: number, timeoutMs
  * of `backendPorts` (with `builtin`: with Varnish's builtin VCL alone, as an operator who ships no
  * configuration would). Call stop().
  */
-export async function startVarnish(options: { backendPort?: number; backendPorts?: readonly number[]; builtin?: boolean; timeoutMs?: number }): Promise<VarnishTestServer> {
+export async function startVarnish(options: { backendPort?: number; backendPorts?: readonly number[]; builtin?: boolean; timeoutMs?: number; quietProbes?: boolean }): Promise<VarnishTestServer> {
   const ports = options.backendPorts ?? (options.backendPort !== undefined ? [options.backendPort] : []);
   if (ports.length === 0) throw new Error('startVarnish needs backendPort or backendPorts');
   ensureInstalled(varnishd, ['-V'], 'ensure-varnish.sh');
@@ -103,7 +112,7 @@ export async function startVarnish(options: { backendPort?: number; backendPorts
   let config = ['-b', `127.0.0.1:${ports[0]}`];
   if (!options.builtin) {
     // snapdeck.vcl as shipped, beside the backends.vcl it includes.
-    backends = await shippedBackendsFor(ports);
+    backends = await shippedBackendsFor(ports, { quietProbes: options.quietProbes });
     const vclFile = join(workdir, 'snapdeck.vcl');
     await writeFile(vclFile, await readFile(SHIPPED_VCL, 'utf8'), { mode: 0o644 });
     await writeFile(join(workdir, 'backends.vcl'), backends, { mode: 0o644 });

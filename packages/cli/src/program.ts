@@ -28,6 +28,8 @@ export function createProgram(output: CliOutput = PROCESS_OUTPUT): Command {
     .configureHelp({ sortSubcommands: false })
     .configureOutput({ writeOut: output.out, writeErr: output.err })
     .version(`snapdeck ${info.version} (commit ${info.commit}, Node.js ${info.node})`, '-V, --version', 'print the version and the commit')
+    // `snapdeck --version` is the program's; `store restore --version V` is the command's own.
+    .enablePositionalOptions()
     .exitOverride();
   registerBuildCommand(program);
   registerServeCommand(program);

@@ -59,7 +59,8 @@ describe('snapdeck decks import', () => {
     const file = join(dir, 'bad.jsonl');
     writeFileSync(file, `${deckLine(DECK_ID)}\n\n${deckLine('9b2d4c6e-8f10-4a12-b456-7890abcdef12', { visibility: 'friends' })}\n`);
     const result = await run('decks', 'import', file, '--db', dbFile);
-    expect(result).toEqual({ out: '', err: `snapdeck decks import: ${file}:3: visibility: must be public or private\n`, code: 1 });
+    // decks import creates a missing database and says so (decisions.md), before it reads the file.
+    expect(result).toEqual({ out: '', err: `creating a new database at ${dbFile}\nsnapdeck decks import: ${file}:3: visibility: must be public or private\n`, code: 1 });
     expect(countDecks()).toBe(0);
   });
 
