@@ -12,8 +12,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '@snapdeck/contract';
-import { FsDriver, build } from '@snapdeck/snapshot';
-import { writeGeneratedCatalog } from './helpers/catalog.ts';
+import { buildGeneratedSnapshots } from './helpers/catalog.ts';
 import { runCli, startCliGateway, type CliGateway } from './helpers/cli-gateway.ts';
 import { tempDir } from './helpers/harness.ts';
 
@@ -24,10 +23,7 @@ let gateway: CliGateway;
 
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir('snapdeck-key-forms-'));
-  const catalogDir = join(dir, 'catalog');
-  const snapshots = join(dir, 'snapshots');
-  await writeGeneratedCatalog(catalogDir, { digimon: 3 });
-  await build({ catalogDir, storage: new FsDriver(snapshots), hitsPerPage: [100] });
+  const snapshots = await buildGeneratedSnapshots(dir, { digimon: 3 });
   db = join(dir, 'keys.db');
   await newKey();
   gateway = await startCliGateway(['--snapshots', snapshots, '--db', db]);

@@ -7,9 +7,9 @@ import { createServer, type Server } from 'node:http';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FsDriver, build, newVersionId, readPointer, sha256Hex, swapPointer } from '@snapdeck/snapshot';
+import { newVersionId, readPointer, sha256Hex, swapPointer } from '@snapdeck/snapshot';
 import { StoreFollower, storeLayout, storeManifestSchema } from '@snapdeck/store';
-import { writeGeneratedCatalog } from './helpers/catalog.ts';
+import { buildGeneratedSnapshots } from './helpers/catalog.ts';
 import { runCli, startCliGateway, type CliGateway } from './helpers/cli-gateway.ts';
 import { deck } from './helpers/deck-db.ts';
 import { tempDir, waitFor } from './helpers/harness.ts';
@@ -51,10 +51,7 @@ async function startFollower(cacheDir: string, extra: string[] = [], extraEnv: R
 beforeAll(async () => {
   [s3, redis] = await Promise.all([startS3Server(), startRedisServer()]);
   ({ dir, cleanup } = await tempDir('snapdeck-store-gw-'));
-  const catalogDir = join(dir, 'catalog');
-  snapshots = join(dir, 'snapshots');
-  await writeGeneratedCatalog(catalogDir, { digimon: 40, gundam: 20, 'grand-archive': 20, 'chrono-core': 20 });
-  await build({ catalogDir, storage: new FsDriver(snapshots), hitsPerPage: [100] });
+  snapshots = await buildGeneratedSnapshots(dir, { digimon: 40, gundam: 20, 'grand-archive': 20, 'chrono-core': 20 });
   location = s3.newLocation('store');
   writerDb = join(dir, 'writer.db');
   env = { ...s3.env, SNAPDECK_S3_MAX_ATTEMPTS: '2', SNAPDECK_S3_TIMEOUT_MS: '2000' };

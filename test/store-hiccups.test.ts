@@ -7,9 +7,9 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FsDriver, build, type StorageDriver } from '@snapdeck/snapshot';
+import { type StorageDriver } from '@snapdeck/snapshot';
 import { KeyStore, importDecks, openDatabase, publishStore, type Db } from '@snapdeck/store';
-import { writeGeneratedCatalog } from './helpers/catalog.ts';
+import { buildGeneratedSnapshots } from './helpers/catalog.ts';
 import { startCliGateway, type CliGateway } from './helpers/cli-gateway.ts';
 import { deck, line } from './helpers/deck-db.ts';
 import { startFaultProxy, type FaultProxy } from './helpers/fault-proxy.ts';
@@ -56,10 +56,7 @@ beforeAll(async () => {
   s3 = await startS3Server();
   proxy = await startFaultProxy(s3, { seed: 18 });
   ({ dir, cleanup } = await tempDir('snapdeck-store-hiccups-'));
-  const catalogDir = join(dir, 'catalog');
-  snapshots = join(dir, 'snapshots');
-  await writeGeneratedCatalog(catalogDir, { digimon: 20, gundam: 20, 'grand-archive': 20, 'chrono-core': 20 });
-  await build({ catalogDir, storage: new FsDriver(snapshots), hitsPerPage: [100] });
+  snapshots = await buildGeneratedSnapshots(dir, { digimon: 20, gundam: 20, 'grand-archive': 20, 'chrono-core': 20 });
   location = s3.newLocation('store');
   store = s3.open(location);
   db = openDatabase(join(dir, 'writer.db'));

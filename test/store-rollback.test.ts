@@ -7,9 +7,9 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FsDriver, build, readPointer } from '@snapdeck/snapshot';
+import { readPointer } from '@snapdeck/snapshot';
 import { storeLayout } from '@snapdeck/store';
-import { writeGeneratedCatalog } from './helpers/catalog.ts';
+import { buildGeneratedSnapshots } from './helpers/catalog.ts';
 import { runCli, startCliGateway, type CliGateway } from './helpers/cli-gateway.ts';
 import { tempDir, waitFor } from './helpers/harness.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
@@ -40,10 +40,7 @@ function startFollower(cacheDir: string): Promise<CliGateway> {
 beforeAll(async () => {
   s3 = await startS3Server();
   ({ dir, cleanup } = await tempDir('snapdeck-store-rollback-'));
-  const catalogDir = join(dir, 'catalog');
-  snapshots = join(dir, 'snapshots');
-  await writeGeneratedCatalog(catalogDir, { digimon: 20, gundam: 20, 'grand-archive': 20, 'chrono-core': 20 });
-  await build({ catalogDir, storage: new FsDriver(snapshots), hitsPerPage: [100] });
+  snapshots = await buildGeneratedSnapshots(dir, { digimon: 20, gundam: 20, 'grand-archive': 20, 'chrono-core': 20 });
   location = s3.newLocation('store');
   writerDb = join(dir, 'writer.db');
   env = { ...s3.env, SNAPDECK_S3_MAX_ATTEMPTS: '2', SNAPDECK_S3_TIMEOUT_MS: '2000' };

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GameSlug } from '@snapdeck/contract';
+import { FsDriver, build } from '@snapdeck/snapshot';
 import { generateCatalog } from '../../scripts/generate-catalog.ts';
 
 /** Writes `<dir>/<game>.jsonl` from generated cards; returns the cards written. */
@@ -13,4 +14,17 @@ export async function writeGeneratedCatalog(dir: string, counts: Partial<Record<
     out[game] = cards;
   }
   return out;
+}
+
+/**
+ * A generated catalog in `<dir>/catalog`, built into snapshots in `<dir>/snapshots` (hitsPerPage
+ * 100 pre-rendered): the card side of a test about the store, the cache or the gateways. Returns
+ * the snapshots folder.
+ */
+export async function buildGeneratedSnapshots(dir: string, counts: Partial<Record<GameSlug, number>>): Promise<string> {
+  const catalogDir = join(dir, 'catalog');
+  const snapshots = join(dir, 'snapshots');
+  await writeGeneratedCatalog(catalogDir, counts);
+  await build({ catalogDir, storage: new FsDriver(snapshots), hitsPerPage: [100] });
+  return snapshots;
 }
