@@ -15,12 +15,18 @@
  *       2 s around the publish, then one request in three failing at random; p50 and p99 of
  *       --fault-trials trials each (default 50, target p99 ≤ 5 s), on S3 (moto) behind the
  *       fault-injecting proxy, gateways with the default poll (1 s) and S3 retries
- *       (lib/store-faults.ts). `--only faults` runs (f) alone (a minute or two per 10 trials).
+ *       (lib/store-faults.ts). `--only faults` runs (f) alone (a minute or two per 10 trials);
+ *   (g) purge-to-gateways delay with an 8 s decks download (issue 18): `decks import --publish
+ *       --purge` making a deck private, two gateways (one whose decks download the fault proxy
+ *       slows to 8 s), a local server standing in for the cache; per trial and p50/max: publish
+ *       done → PURGE received, whether both gateways served the new decks at that moment, the
+ *       command's total time (lib/store-purge.ts; --purge-trials, default 5). `--only purge` runs
+ *       (g) alone (about 15 s a trial).
  * The store location is a local folder (the same driver code as S3 minus the network; moto is
  * far too slow for gigabytes). The deck databases are generated with the seeded generator and
  * cached under the OS temp folder (keyed by count, seed, templates and schema); --fresh rebuilds.
  *
- * Usage: npm run bench:store [-- --seconds 8 --rounds 5 --fresh --fault-trials 50 --only faults]
+ * Usage: npm run bench:store [-- --seconds 8 --rounds 5 --fresh --fault-trials 50 --purge-trials 5 --only faults|purge]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -34,6 +40,7 @@ import { SYNTHETIC_TEMPLATES, generateDeckLines } from '../lib/deck-generator.ts
 import { writeDefaultCatalog } from '../generate-catalog.ts';
 import { rssMB, startGatewayProcess, waitForHttp } from './lib/process.ts';
 import { revokeUnderFaults } from './lib/store-faults.ts';
+import { DECKS_DOWNLOAD_MS, purgeAfterSlowDownload } from './lib/store-purge.ts';
 import { PINNING, ensureWrk, pinServer, runWrk } from './lib/wrk.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -49,7 +56,14 @@ const fresh = args.includes('--fresh');
 const rounds = Number(args[args.indexOf('--rounds') + 1] || 0) || 5;
 /** (f): trials per fault scenario. */
 const faultTrials = Number(args.includes('--fault-trials') ? args[args.indexOf('--fault-trials') + 1] : 0) || TRIALS;
-const onlyFaults = args.includes('--only') && args[args.indexOf('--only') + 1] === 'faults';
+/** (g): trials of the purge after an 8 s decks download. */
+const purgeTrials = Number(args.includes('--purge-trials') ? args[args.indexOf('--purge-trials') + 1] : 0) || 5;
+const PARTS = ['faults', 'purge'] as const;
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+if (only !== undefined && !(PARTS as readonly string[]).includes(only)) {
+  console.error(`--only takes one of: ${PARTS.join(', ')} (got ${only ?? 'nothing'})`);
+  process.exit(2);
+}
 
 const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -132,14 +146,31 @@ async function faults(work: string, snapshots: string, children: ChildProcess[])
   console.log(`    one request in three failing at random (right after those outages: the S3 client's retry quota is spent): ${fmt(figures.oneInThree)}; ${figures.failedRequests.oneInThree} requests failed`);
 }
 
+/** (g): purge-to-gateways delay with an 8 s decks download. */
+async function purge(work: string, snapshots: string): Promise<void> {
+  const trials = await purgeAfterSlowDownload({ work, snapshots, trials: purgeTrials });
+  const s = (ms: number) => (ms / 1000).toFixed(1);
+  const summary = (values: number[]) => `p50 ${s(quantile(values, 0.5))} s, max ${s(Math.max(...values))} s`;
+  console.log(`(g) purge-to-gateways delay, decks import --publish --purge making a deck private, one gateway's decks download slowed to ${DECKS_DOWNLOAD_MS / 1000} s (S3 on moto, default poll 1 s, ${trials.length} trials):`);
+  console.log('    trial | publish done → PURGE | slow download began → PURGE | both gateways served the new decks at the PURGE | command total | exit');
+  for (const [i, t] of trials.entries()) {
+    const served = t.served.map((g) => `${g.decksVersion === t.version ? 'new decks' : 'OLD decks'}, deck ${g.deck}`).join(' / ');
+    console.log(`    ${String(i + 1).padStart(5)} | ${`${s(t.publishToPurgeMs)} s`.padStart(20)} | ${(t.downloadToPurgeMs === null ? '—' : `${s(t.downloadToPurgeMs)} s`).padStart(27)} | ${`${t.bothServed ? 'yes' : 'NO'} (${served})`.padEnd(47)} | ${`${s(t.commandMs)} s`.padStart(13)} | ${t.exitCode}`);
+  }
+  const downloads = trials.flatMap((t) => (t.downloadToPurgeMs === null ? [] : [t.downloadToPurgeMs]));
+  console.log(`    publish done → PURGE ${summary(trials.map((t) => t.publishToPurgeMs))}; slow download began → PURGE ${downloads.length ? summary(downloads) : '—'}; command ${summary(trials.map((t) => t.commandMs))}; both gateways served the new decks at the PURGE in ${trials.filter((t) => t.bothServed).length} of ${trials.length} trials`);
+}
+
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'snapdeck-bench-store-'));
   const children: ChildProcess[] = [];
   process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
   console.log(`snapdeck store benchmark — ${new Date().toISOString()}, node ${process.version}, ${PINNING}`);
   console.log('2-core machine with other work running in parallel: figures are noisy.\n');
-  if (onlyFaults) {
-    await faults(work, buildSnapshots(work), children);
+  if (only !== undefined) {
+    const snapshots = buildSnapshots(work);
+    if (only === 'faults') await faults(work, snapshots, children);
+    else await purge(work, snapshots);
     for (const child of children) child.kill('SIGTERM');
     await sleep(500);
     await rm(work, { recursive: true, force: true });
@@ -241,6 +272,7 @@ async function main(): Promise<void> {
   for (const child of children) child.kill('SIGTERM');
   await faults(work, snapshots, children);
   for (const child of children) child.kill('SIGTERM');
+  await purge(work, snapshots);
   await sleep(500);
   await rm(work, { recursive: true, force: true });
 }
