@@ -46,10 +46,10 @@ export const OPERATOR_DEFAULTS = {
    */
   drainMs: 5000,
   /**
-   * `serve --shutdown-timeout-ms`: SIGTERM to exit at most this long, whatever storage or the
-   * clients do; requests still in flight then are cut (decisions.md "Running it": 25 s).
+   * `serve --shutdown-timeout`: SIGTERM to exit at most this many seconds, whatever storage or
+   * the clients do; requests still in flight then are cut (decisions.md "Running it": 25 s).
    */
-  shutdownTimeoutMs: 25_000,
+  shutdownTimeoutSeconds: 25,
 
   // Tuning, not contract: sized for the default catalog on a small host.
   /** `serve --cache-mb`: page and card bodies kept in memory by the snapshot reader, in MiB. */
