@@ -50,6 +50,12 @@ export const OPERATOR_DEFAULTS = {
    * the clients do; requests still in flight then are cut (decisions.md "Running it": 25 s).
    */
   shutdownTimeoutSeconds: 25,
+  /**
+   * After every request of a shutdown is answered: the longest wait for the storage and store
+   * clients to close (a presence record removed, a poll in flight ended). Storage that answers
+   * takes milliseconds; frozen storage would otherwise hold the exit to the shutdown timeout.
+   */
+  shutdownReleaseMs: 3000,
 
   // Tuning, not contract: sized for the default catalog on a small host.
   /** `serve --cache-mb`: page and card bodies kept in memory by the snapshot reader, in MiB. */

@@ -31,8 +31,9 @@ export interface ShutdownOutcome {
   /** false: the timeout ran out with requests in flight, and their connections were closed. */
   requestsFinished: boolean;
   /**
-   * false: the timeout ran out while closing what the gateway holds (a storage call that never
-   * answers, say); no request is affected, and the process's exit releases the rest.
+   * false: closing what the gateway holds did not finish within OPERATOR_DEFAULTS.shutdownReleaseMs
+   * or the timeout (a storage call that never answers, say); no request is affected, and the
+   * process's exit releases the rest.
    */
   released: boolean;
   elapsedMs: number;
@@ -47,7 +48,7 @@ export async function shutDown(state: ShutdownState, server: Server, phases: Shu
   log.info({ drainMs, timeoutMs }, 'shutting down: not ready, draining');
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-  const within = <T>(work: Promise<T>) => Promise.race([work, deadline]);
+  const within = <T>(work: Promise<T>, bound: Promise<'timeout'> = deadline) => Promise.race([work, bound]);
   try {
     await within(new Promise((resolve) => setTimeout(resolve, drainMs)));
     log.info('shutting down: drain over, no new connections, finishing in-flight requests');
@@ -56,8 +57,12 @@ export async function shutDown(state: ShutdownState, server: Server, phases: Shu
       log.warn({ timeoutMs }, 'shutting down: the shutdown timeout ran out with requests in flight; their connections were closed');
       return { requestsFinished: false, released: false, elapsedMs: Date.now() - started };
     }
-    if ((await within(phases.release().then(() => 'done' as const))) === 'timeout') {
-      log.warn({ timeoutMs }, 'shutting down: every request was answered, but closing the storage and store clients did not finish within the shutdown timeout; exiting anyway');
+    let releaseTimer: NodeJS.Timeout | undefined;
+    const releaseBound = new Promise<'timeout'>((resolve) => (releaseTimer = setTimeout(() => resolve('timeout'), OPERATOR_DEFAULTS.shutdownReleaseMs)));
+    const released = await within(phases.release().then(() => 'done' as const), Promise.race([deadline, releaseBound]));
+    clearTimeout(releaseTimer);
+    if (released === 'timeout') {
+      log.warn({ releaseMs: OPERATOR_DEFAULTS.shutdownReleaseMs }, 'shutting down: every request was answered, but closing the storage and store clients did not finish (storage gave no answer); exiting anyway');
       return { requestsFinished: true, released: false, elapsedMs: Date.now() - started };
     }
     return { requestsFinished: true, released: true, elapsedMs: Date.now() - started };
