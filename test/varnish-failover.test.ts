@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GAME_SLUGS } from '@snapdeck/contract';
+import { GAME_SLUGS, OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { FsDriver, build } from '@snapdeck/snapshot';
 import { KeyStore, openDatabase } from '@snapdeck/store';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
@@ -57,7 +57,8 @@ async function underLoad(ms: number, during: () => Promise<void>): Promise<Outco
   return Promise.all(outcomes);
 }
 
-const serve = (port = 0) => startCliGateway(['--port', String(port), '--snapshots', snapshots, '--db', db]);
+// The shipped drain on SIGTERM (the helper's default is none): readiness off, then the port closes.
+const serve = (port = 0) => startCliGateway(['--port', String(port), '--snapshots', snapshots, '--db', db], { env: { SNAPDECK_DRAIN_MS: String(OPERATOR_DEFAULTS.drainMs) } });
 const healthyThroughVarnish = async () => (await underLoad(1000, async () => {})).every((o) => o.status === 200);
 
 beforeAll(async () => {

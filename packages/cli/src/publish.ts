@@ -1,7 +1,8 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { StorageDriver } from '@snapdeck/snapshot';
-import { OperatorError } from '@snapdeck/contract';
+import { OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
 import { StoreLineageError, publishStore, rolledBackMessage, type Db, type StorePublishResult } from '@snapdeck/store';
+import { positiveInteger } from './options.ts';
 import { outputOf } from './output.ts';
 import { openStoreLocation } from './store-location.ts';
 
@@ -15,6 +16,13 @@ export const PUBLISH_ENV = 'SNAPDECK_PUBLISH';
 
 export function publishHelp(): string {
   return `after the change is committed, publish the store to this location (a folder or s3://bucket/prefix) and exit 0 only once it is current there (default: $${PUBLISH_ENV})`;
+}
+
+/** `--publish-timeout SECONDS`, beside every `--publish`. */
+export function publishTimeoutOption(): Option {
+  return new Option('--publish-timeout <seconds>', 'with --publish: give up the publish after this long (exit 1; the change stays committed and goes out with the next publish)')
+    .argParser(positiveInteger)
+    .default(OPERATOR_DEFAULTS.publishTimeoutSeconds);
 }
 
 /** The location from the option, else the environment; undefined: do not publish. */
@@ -39,13 +47,32 @@ function describeVersion(result: StorePublishResult, location: string): string {
 export interface PublishPlan {
   location: string;
   driver: StorageDriver;
+  /** --publish-timeout, in seconds. */
+  timeoutSeconds: number;
 }
 
 /** The `--publish` option (else $SNAPDECK_PUBLISH), opened and checked; undefined: do not publish. */
-export function preparePublish(option: string | undefined): PublishPlan | undefined {
+export function preparePublish(option: string | undefined, timeoutSeconds: number = OPERATOR_DEFAULTS.publishTimeoutSeconds): PublishPlan | undefined {
   const location = publishTarget(option);
   if (location === undefined) return undefined;
-  return { location, driver: openStoreLocation(location, `--publish ${location}`) };
+  return { location, driver: openStoreLocation(location, `--publish ${location}`), timeoutSeconds };
+}
+
+/** A publish that did not finish within --publish-timeout. */
+class PublishTimeoutError extends Error {}
+
+/**
+ * `publishing` or, past `seconds`, a PublishTimeoutError. The publish itself is left behind (the
+ * command exits: main.ts); a version it had not yet made current is as a killed publish's, which
+ * the next publish picks up or reuses.
+ */
+function withinPublishTimeout<T>(publishing: Promise<T>, seconds: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PublishTimeoutError(`storage gave no answer within --publish-timeout ${seconds} s`)), seconds * 1000);
+  });
+  // race() also handles a late rejection of `publishing`: nothing goes unhandled.
+  return Promise.race([publishing, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -57,7 +84,7 @@ export function preparePublish(option: string | undefined): PublishPlan | undefi
 export async function publishAfterChange(command: Command, db: Db, dbFile: string, plan: PublishPlan | undefined, change: string): Promise<{ location: string; version: string } | null> {
   if (plan === undefined) return null;
   try {
-    const result = await publishStore(db, plan.driver);
+    const result = await withinPublishTimeout(publishStore(db, plan.driver), plan.timeoutSeconds);
     outputOf(command).err(describePublish(result, plan.location));
     return { location: plan.location, version: result.version };
   } catch (error) {

@@ -34,6 +34,28 @@ export const OPERATOR_DEFAULTS = {
    * long fails the request as when storage is unreachable (decisions.md "Running it": 5 s).
    */
   storageTimeoutMs: 5000,
+  /**
+   * `--publish-timeout` of the commands that take `--publish`: a publish not done within this
+   * gives up with exit 1, the change committed locally (decisions.md "Running it": 60 s).
+   */
+  publishTimeoutSeconds: 60,
+  /**
+   * `serve --drain-ms`: after SIGTERM, /readyz answers 503 at once and requests are still served
+   * this long, so that the balancer's probes move traffic away before the listener closes
+   * (decisions.md "Running it": 5 s).
+   */
+  drainMs: 5000,
+  /**
+   * `serve --shutdown-timeout`: SIGTERM to exit at most this many seconds, whatever storage or
+   * the clients do; requests still in flight then are cut (decisions.md "Running it": 25 s).
+   */
+  shutdownTimeoutSeconds: 25,
+  /**
+   * After every request of a shutdown is answered: the longest wait for the storage and store
+   * clients to close (a presence record removed, a poll in flight ended). Storage that answers
+   * takes milliseconds; frozen storage would otherwise hold the exit to the shutdown timeout.
+   */
+  shutdownReleaseMs: 3000,
 
   // Tuning, not contract: sized for the default catalog on a small host.
   /** `serve --cache-mb`: page and card bodies kept in memory by the snapshot reader, in MiB. */

@@ -7,6 +7,7 @@ import { GatewayMetrics } from './metrics.ts';
 import type { Deprecation } from './middleware/deprecation.ts';
 import type { QuotaCounter } from './quota/counter.ts';
 import type { StorageHealth } from './storage-health.ts';
+import type { ShutdownState } from './shutdown.ts';
 import { createRouter } from './router.ts';
 import { cardRoutes } from './routes/cards.ts';
 import { deckRoutes } from './routes/decks.ts';
@@ -42,6 +43,8 @@ export interface GatewayOptions {
   deprecations?: Deprecation[];
   /** Storage failures counted and logged once (storage-health.ts); startGateway watches its drivers with it. */
   storageHealth?: StorageHealth;
+  /** Set when a shutdown begins: /readyz answers 503 from then on (shutdown.ts). */
+  shutdown?: ShutdownState;
 }
 
 function missingStore(): never {
@@ -62,6 +65,7 @@ export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
     versions: new CatalogVersions(options.snapshots),
     metrics: new GatewayMetrics(options.snapshots, options.quota, store, options.storageHealth),
     storageHealth: options.storageHealth,
+    shutdown: options.shutdown,
     log: options.log,
     addressQuota: options.addressQuota,
     trustProxy: options.trustProxy,

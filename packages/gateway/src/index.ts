@@ -5,6 +5,7 @@ export { redactRedisUrl } from './quota/redis-url.ts';
 export * from './middleware/deprecation.ts';
 export { redactedUrl } from './middleware/access-log.ts';
 export * from './server.ts';
+export type { ShutdownOptions, ShutdownOutcome } from './shutdown.ts';
 export * from './http/surrogate-keys.ts';
 export { buildInfo, type BuildInfo } from './build-info.ts';
 export { StorageHealth, type StorageHealthOptions, type StorageRole } from './storage-health.ts';

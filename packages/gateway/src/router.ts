@@ -12,6 +12,7 @@ import { deprecationHeaders, type Deprecation } from './middleware/deprecation.t
 import { useStore } from './middleware/store.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import type { QuotaCounter } from './quota/counter.ts';
+import type { ShutdownState } from './shutdown.ts';
 import type { StorageHealth } from './storage-health.ts';
 import type { CatalogVersions } from './versions.ts';
 
@@ -32,6 +33,8 @@ export interface GatewayParts {
   deprecations?: Deprecation[];
   /** Request failures caused by storage are logged through it, a few a minute (storage-health.ts). */
   storageHealth?: StorageHealth;
+  /** Set when a shutdown begins (shutdown.ts). */
+  shutdown?: ShutdownState;
 }
 
 /** What a route module (routes/*.ts) registers its routes with. */

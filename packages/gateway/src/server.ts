@@ -11,6 +11,7 @@ import { RedisQuotaCounter } from './quota/redis.ts';
 import { defaultMaxConnections } from './http/connection-limit.ts';
 import { createHttpServer } from './http/listener.ts';
 import { parseDeprecations, type Deprecation } from './middleware/deprecation.ts';
+import { ShutdownState, shutDown, type ShutdownOptions, type ShutdownOutcome } from './shutdown.ts';
 
 export interface GatewayConfig {
   port: number;
@@ -57,6 +58,8 @@ export interface RunningGateway {
   snapshots: SnapshotReader;
   /** Stops accepting connections, lets in-flight requests finish, then closes everything. */
   close(): Promise<void>;
+  /** SIGTERM's way out (shutdown.ts): not ready at once, the drain, then close(), within the timeout. */
+  shutdown(options?: ShutdownOptions): Promise<ShutdownOutcome>;
 }
 
 export async function startGateway(config: GatewayConfig): Promise<RunningGateway> {
@@ -94,7 +97,9 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   } else {
     quota = new MemoryQuotaCounter();
   }
+  const shutdownState = new ShutdownState();
   const app = createApp({
+    shutdown: shutdownState,
     store,
     quota,
     snapshots,
@@ -119,18 +124,26 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= (async () => {
-      await stopServing(server);
-      await quota.close?.();
-      storageHealth.close();
-      await storage.close?.();
-      await store.close();
-      await storeStorage?.close?.();
-      db?.close();
-    })());
-  return { url, server, db, store, snapshots, close };
+  let serving: Promise<void> | undefined;
+  let releasing: Promise<void> | undefined;
+  const phases = {
+    stopServing: () => (serving ??= stopServing(server)),
+    release: () =>
+      (releasing ??= (async () => {
+        await quota.close?.();
+        storageHealth.close();
+        await storage.close?.();
+        await store.close();
+        await storeStorage?.close?.();
+        db?.close();
+      })()),
+  };
+  const close = async () => {
+    await phases.stopServing();
+    await phases.release();
+  };
+  const shutdown = (options?: ShutdownOptions) => shutDown(shutdownState, server, phases, log, options);
+  return { url, server, db, store, snapshots, close, shutdown };
 }
 
 /**

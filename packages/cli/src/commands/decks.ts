@@ -3,7 +3,7 @@ import { DECK_IMPORT_LINE_MAX_BYTES, OperatorError } from '@snapdeck/contract';
 import { DeckImportError, importDecksFromFile, openDatabase } from '@snapdeck/store';
 import { dbOption } from '../options.ts';
 import { outputOf } from '../output.ts';
-import { publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
+import { publishAfterChange, preparePublish, publishHelp, publishTimeoutOption } from '../publish.ts';
 import { ChangedDecks, MAX_DECK_KEYS, purgeAfterChange, purgeHelp, purgeTargetsOf, purgeUrlOption } from '../purge.ts';
 import { purgeWaitOption } from '../purge-wait.ts';
 
@@ -21,6 +21,7 @@ export function registerDecksCommand(program: Command): void {
     .addOption(dbOption('SQLite database file (created when missing)', 'create'))
     .option('--purge <url>', purgeHelp('every deck the import changed'), purgeUrlOption)
     .option('--publish <location>', publishHelp())
+    .addOption(publishTimeoutOption())
     .addOption(purgeWaitOption())
     .addHelpText(
       'after',
@@ -47,10 +48,10 @@ exits 1 after the import. With --publish too, the purge waits until every gatewa
 store serves the new decks (at most --purge-wait seconds; past it the purge is sent, the gateways
 still behind are named and the command exits 1).`,
     )
-    .action(async (file: string, options: { db: string; purge?: string[]; publish?: string; purgeWait: number }, command: Command) => {
+    .action(async (file: string, options: { db: string; purge?: string[]; publish?: string; publishTimeout: number; purgeWait: number }, command: Command) => {
       const io = outputOf(command);
       const purge = purgeTargetsOf(options.purge);
-      const publish = preparePublish(options.publish);
+      const publish = preparePublish(options.publish, options.publishTimeout);
       let published: { location: string; version: string } | null = null;
       const changed = new ChangedDecks();
       const db = openDatabase(options.db);

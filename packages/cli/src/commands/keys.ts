@@ -6,7 +6,7 @@ import { outputOf } from '../output.ts';
 import { dbOption, quota } from '../options.ts';
 import { purgeAfterChange, purgeHelp, purgeTargetsOf, purgeUrlOption } from '../purge.ts';
 import { purgeWaitOption } from '../purge-wait.ts';
-import { publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
+import { publishAfterChange, preparePublish, publishHelp, publishTimeoutOption } from '../publish.ts';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -23,9 +23,10 @@ export function registerKeysCommand(program: Command): void {
     .option('--quota <n>', `requests per 15-minute window (1 to 15 digits)`, quota, OPERATOR_DEFAULTS.keyQuota)
     .addOption(dbOption('SQLite database (created when missing)', 'create'))
     .option('--publish <location>', publishHelp())
+    .addOption(publishTimeoutOption())
     .addHelpText('after', '\nExample:\n  npx snapdeck keys create --name partner-a --scope decks:browse:public --scope decks:read:public --quota 10000 --publish s3://my-bucket/snapdeck')
-    .action(async (options: { name: string; scope?: string[]; quota: number; db: string; publish?: string }, command: Command) => {
-      const publish = preparePublish(options.publish);
+    .action(async (options: { name: string; scope?: string[]; quota: number; db: string; publish?: string; publishTimeout: number }, command: Command) => {
+      const publish = preparePublish(options.publish, options.publishTimeout);
       const db = openDatabase(options.db);
       try {
         const { key, record } = new KeyStore(db).create({ name: options.name, scopes: options.scope ?? [], quota: options.quota });
@@ -72,6 +73,7 @@ export function registerKeysCommand(program: Command): void {
     .addOption(dbOption('SQLite database'))
     .option('--purge <url>', purgeHelp("the key's id, so the cache stops answering it"), purgeUrlOption)
     .option('--publish <location>', publishHelp())
+    .addOption(publishTimeoutOption())
     .addOption(purgeWaitOption())
     .addHelpText(
       'after',
@@ -84,9 +86,9 @@ past it the purge is sent, the gateways still behind are named and the command e
 Example:
   npx snapdeck keys revoke key_3f9a0c1d2e4b --publish s3://my-bucket/snapdeck --purge http://127.0.0.1:6081/`,
     )
-    .action(async (keyOrId: string, options: { db: string; purge?: string[]; publish?: string; purgeWait: number }, command: Command) => {
+    .action(async (keyOrId: string, options: { db: string; purge?: string[]; publish?: string; publishTimeout: number; purgeWait: number }, command: Command) => {
       const purge = purgeTargetsOf(options.purge);
-      const publish = preparePublish(options.publish);
+      const publish = preparePublish(options.publish, options.publishTimeout);
       const db = openDatabase(options.db);
       let revoked: ApiKey | null;
       let published: { location: string; version: string } | null = null;

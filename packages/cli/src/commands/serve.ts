@@ -57,14 +57,18 @@ export function registerServeCommand(program: Command): void {
       `open connections at most; beyond them a new connection is closed as soon as it is accepted (default: the open-file limit, ulimit -n, less ${OPERATOR_DEFAULTS.fdReserve}, at most ${OPERATOR_DEFAULTS.maxConnectionsCap}; the startup line shows it)`,
       positiveInteger,
     )
+    .option('--drain-ms <n>', 'after SIGTERM: /readyz answers 503 at once and requests are still served this long, so the balancer moves away before the port closes (0: no drain)', nonNegativeInteger, OPERATOR_DEFAULTS.drainMs)
+    .option('--shutdown-timeout <seconds>', 'after SIGTERM: exit within this long whatever storage or the clients do (drain included; requests still in flight then are cut)', positiveInteger, OPERATOR_DEFAULTS.shutdownTimeoutSeconds)
     .option('--deprecations <file>', 'JSON array of {method?, path, announcedAt, sunsetAt, link}: routes that answer with Deprecation, Sunset and Link headers')
     .addHelpText(
       'after',
       `
 Every option can also be set by an environment variable, SNAPDECK_<OPTION> (shown beside each
 option above: --store-poll-ms is SNAPDECK_STORE_POLL_MS); a flag wins over the variable.
-A newly built version becomes the one served within a second, without a restart. SIGTERM or
-Ctrl-C stops accepting connections and lets in-flight requests finish. Slow clients are cut, in
+A newly built version becomes the one served within a second, without a restart. On SIGTERM
+or Ctrl-C /readyz answers 503 at once, requests are still served for --drain-ms, then the port
+closes, in-flight requests finish, and the process exits within --shutdown-timeout whatever
+storage does (exit 1 when the timeout cut requests in flight). Slow clients are cut, in
 a shutdown too: a request whose headers take over ${OPERATOR_DEFAULTS.headersTimeoutMs / 1000} s, or that is not complete, body
 included, ${OPERATOR_DEFAULTS.requestTimeoutMs / 1000} s after it began, is answered 408 and its connection closed. --port 0 picks a free
 port; the URL is printed on stderr either way. Also served: GET /healthz, /readyz, /metrics, and
@@ -79,7 +83,7 @@ Examples:
   npx snapdeck serve --port ${OPERATOR_DEFAULTS.port} --snapshots ${OPERATOR_DEFAULTS.snapshots} --db ${OPERATOR_DEFAULTS.db}
   npx snapdeck serve --snapshots s3://my-bucket/snapdeck --store s3://my-bucket/snapdeck --redis redis://10.0.0.5:6379 --cache-dir /var/cache/snapdeck`,
     )
-    .action(async (options: { port: number; host: string; snapshots: string; db: string; store?: string; cacheDir?: string; storePollMs: number; maxStoreAge?: number; storageTimeoutMs: number; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; maxConnections?: number; deprecations?: string }, command: Command) => {
+    .action(async (options: { port: number; host: string; snapshots: string; db: string; store?: string; cacheDir?: string; storePollMs: number; maxStoreAge?: number; storageTimeoutMs: number; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; maxConnections?: number; drainMs: number; shutdownTimeout: number; deprecations?: string }, command: Command) => {
       if (options.store !== undefined && command.getOptionValueSource('db') !== 'default') {
         throw new OperatorError('give either --db FILE (single host) or --store LOCATION (stateless gateways), not both (flags or SNAPDECK_DB / SNAPDECK_STORE)');
       }
@@ -109,7 +113,7 @@ Examples:
         `snapdeck gateway listening on ${gateway.url}/v1 (snapshots: ${options.snapshots}, ${options.store !== undefined ? `store: ${options.store}${gateway.store.status().ready ? ` at ${gateway.store.status().version}` : ' (not loaded yet: not ready)'}` : `db: ${options.db}`}` +
           `${options.redis ? `, quota: ${redactRedisUrl(options.redis)}` : ''}${deprecations?.length ? `, ${deprecations.length} deprecated route(s)` : ''}, max connections: ${gateway.server.maxConnections})\n`,
       );
-      // Serves until SIGTERM or SIGINT, then lets in-flight requests finish; main.ts then exits.
+      // Serves until SIGTERM or SIGINT, then shuts down (gateway/src/shutdown.ts); main.ts then exits.
       const stopped = new Promise<string>((resolve) => {
         process.once('SIGTERM', () => resolve('SIGTERM'));
         process.once('SIGINT', () => resolve('SIGINT'));
@@ -117,7 +121,10 @@ Examples:
       // After the handlers are in place: a stop during the look is still a graceful one.
       void hintUnpublished(gateway.snapshots, options.snapshots, err);
       const signal = await stopped;
-      err(`${signal}: finishing in-flight requests, then stopping\n`);
-      await gateway.close();
+      err(`${signal}: not ready (/readyz 503), serving ${options.drainMs} ms more, then finishing in-flight requests; exit within ${options.shutdownTimeout} s\n`);
+      const outcome = await gateway.shutdown({ drainMs: options.drainMs, timeoutMs: options.shutdownTimeout * 1000 });
+      if (!outcome.requestsFinished) throw new OperatorError(`${signal}: the shutdown timeout (${options.shutdownTimeout} s) ran out with requests in flight; their connections were closed`);
+      const unreleased = outcome.released ? '' : ' (closing the storage clients did not finish: storage gave no answer)';
+      err(`${signal}: stopped after ${(outcome.elapsedMs / 1000).toFixed(1)} s, every request answered${unreleased}\n`);
     });
 }

@@ -3,7 +3,7 @@ import { OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
 import { DeckStore, MAX_SHARE_TTL_SECONDS, normalizeDeckId, openDatabase } from '@snapdeck/store';
 import { outputOf } from '../output.ts';
 import { dbOption } from '../options.ts';
-import { publishAfterChange, preparePublish, publishHelp } from '../publish.ts';
+import { publishAfterChange, preparePublish, publishHelp, publishTimeoutOption } from '../publish.ts';
 
 function parseTtl(value: string): number {
   const ttl = Number(value);
@@ -23,6 +23,7 @@ function parseDeckId(value: string): string {
 interface TokenOptions {
   db: string;
   publish?: string;
+  publishTimeout: number;
   ttl?: number;
 }
 
@@ -43,9 +44,10 @@ function tokenCommand(
   return command
     .addOption(dbOption('SQLite database file'))
     .option('--publish <location>', publishHelp())
+    .addOption(publishTimeoutOption())
     .addHelpText('after', `\nExamples:\n${spec.examples.map((example) => `  $ ${example}`).join('\n')}`)
     .action(async (deckId: string, options: TokenOptions, self: Command) => {
-      const location = preparePublish(options.publish);
+      const location = preparePublish(options.publish, options.publishTimeout);
       const db = openDatabase(options.db);
       try {
         const token = spec.issue(new DeckStore(db), deckId, options);

@@ -4,6 +4,7 @@ import type { GatewayRoutes } from '../router.ts';
 
 const JSON_NO_STORE = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 const OK = JSON.stringify({ status: 'ok' });
+const SHUTTING_DOWN = JSON.stringify({ status: 'shutting down' });
 
 /**
  * Probes, outside /v1 and without a key:
@@ -15,12 +16,15 @@ const OK = JSON.stringify({ status: 'ok' });
  *   sequence, ageSeconds, refused?, problem?}` and is not ready (503) until it has loaded a
  *   version (or, with --max-store-age, while the version it has is older than that). `refused`:
  *   the pointer names an older version than the one served, which it keeps serving (still ready).
+ *   Once a shutdown has begun (SIGTERM), 503 `{"status":"shutting down"}` at once, without asking
+ *   storage: the balancer moves away during the drain (shutdown.ts).
  */
-export function healthRoutes({ get, versions, log, store }: GatewayRoutes): void {
+export function healthRoutes({ get, versions, log, store, shutdown }: GatewayRoutes): void {
   // Every 200 of a GET carries an ETag (CDN-ready HTTP), probes included; no-store all the same.
   get('/healthz', (c) => sendRendered(c, OK, { cacheControl: 'no-store' }));
 
   get('/readyz', async (c) => {
+    if (shutdown?.draining) return respond(c, 503, SHUTTING_DOWN, JSON_NO_STORE);
     const missing: string[] = [];
     const loaded: Record<string, string> = {};
     await Promise.all(
