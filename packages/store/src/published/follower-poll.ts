@@ -1,12 +1,17 @@
-/** After a run that failed to reach storage, the next comes this soon (at most this many times in a row). */
+/**
+ * After a run that failed to reach storage, the next comes this soon, at most this many times in a
+ * row: 4 s of quick looks, most of the 5 s a revocation may take (8, 2 s, let one trial in a CI
+ * run take 5.05 s with 1 request in 3 failing and no S3 retries). An outage costs a gateway 16
+ * extra reads, then the poll interval again.
+ */
 export const QUICK_RETRY_MS = 250;
-export const QUICK_RETRIES = 8;
+export const QUICK_RETRIES = 16;
 
 /**
  * The follower's poll loop: `once` every `pollMs`, never two at once (a refresh asked for while
  * one runs joins it), the next one scheduled only when the last has finished, so a slow storage
  * never piles up requests. A run that could not reach storage (`once` resolves false) is followed
- * by quick ones (every 250 ms, up to 8 in a row, then the poll interval again): a hiccup costs a
+ * by quick ones (every 250 ms, up to 16 in a row, then the poll interval again): a hiccup costs a
  * fraction of a second, not a poll. The S3 client's own retries cannot be counted on for that:
  * its retry quota is spent by an outage and refills one token per success, so right after one a
  * failed request is not retried at all (measured: 1 request in 3 failing after a series of 2 s
