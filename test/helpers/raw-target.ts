@@ -9,11 +9,11 @@ import type { RawResponse } from './varnish-server.ts';
 export function requestTarget(
   origin: string,
   target: string,
-  options: { method?: string; headers?: Record<string, string> } = {},
+  options: { method?: string; headers?: Record<string, string | string[]>; localAddress?: string } = {},
 ): Promise<RawResponse> {
   const { hostname, port } = new URL(origin);
   return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path: target, method: options.method ?? 'GET', headers: options.headers, agent: false }, (res) => {
+    const req = request({ host: hostname, port, path: target, method: options.method ?? 'GET', headers: options.headers, localAddress: options.localAddress, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));

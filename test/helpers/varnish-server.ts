@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { requestTarget } from './raw-target.ts';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -153,16 +154,9 @@ export interface RawResponse {
  * decompressed), from `localAddress` when set. Header values may be arrays (repeated headers).
  */
 export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string | string[]>; localAddress?: string } = {}): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: options.method ?? 'GET', headers: options.headers, localAddress: options.localAddress, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  // The URL parsed first, as http.request(url) does (dot segments resolved); requestTarget sends it.
+  const { origin, pathname, search } = new URL(url);
+  return requestTarget(origin, `${pathname}${search}`, options);
 }
 
 /** Requests a gateway has answered on routes under /v1 (its /metrics), by status when given. */
