@@ -74,7 +74,7 @@ export const PARAMETERS = {
     name: 'If-None-Match',
     in: 'header',
     required: false,
-    description: 'An ETag of a previous response: 304 Not Modified, without a body, when it still matches.',
+    description: 'ETags of previous responses: 304 Not Modified, without a body, when one still matches. `*` matches any current representation, so it is answered 304 (RFC 9110 §13.1.2).',
     schema: { type: 'string' },
   },
 } as const;
