@@ -22,7 +22,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CARD_MODELS, GAME_SLUGS, isGameSlug, type ChronoCoreCard, type DigimonCard, type GameSlug, type GrandArchiveCard, type GundamCard } from '@snapdeck/contract';
 import { chronoCore } from './catalog/chrono-core.ts';
-import type { GameGenerator } from './catalog/common.ts';
+import { cardNumber, type GameGenerator } from './catalog/common.ts';
 import { digimon } from './catalog/digimon.ts';
 import { grandArchive } from './catalog/grand-archive.ts';
 import { gundam } from './catalog/gundam.ts';
@@ -32,7 +32,7 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DEFAULT_CATALOG_DIR = join(REPO_ROOT, 'data', 'catalog');
 export const DEFAULT_SEED = 7;
 
-export { CHRONO_CORE_SET_NAMES, chronoCoreImageUrl, chronoCorePlaceholderName, inferChronoCoreCard } from './catalog/chrono-core.ts';
+export { CHRONO_CORE_SET_NAMES, chronoCoreImageUrl, inferChronoCoreCard } from './catalog/chrono-core.ts';
 export { digimonImageUrl, digimonSourceImageUrl } from './catalog/digimon.ts';
 
 type AnyCard = DigimonCard | GundamCard | GrandArchiveCard | ChronoCoreCard;
@@ -45,9 +45,10 @@ const GENERATORS: Record<GameSlug, GameGenerator<AnyCard>> = { digimon, gundam, 
 
 /** Cards of the default catalog of each game (the real games' size). */
 export function defaultCount(game: GameSlug): number {
+  const generator = GENERATORS[game];
   let total = 0;
-  for (const set of GENERATORS[game].plan) total += set.size;
-  return total;
+  for (const set of generator.plan) total += set.size;
+  return total - (generator.absent?.size ?? 0);
 }
 
 export interface GenerateOptions {
@@ -63,10 +64,14 @@ export function* generateCatalog({ game, count = defaultCount(game), seed = DEFA
   const generator = GENERATORS[game] as GameGenerator<AnyCard>;
   const card = generator.cards();
   let produced = 0;
+  // Each card's randomness follows its position, so leaving a card number out changes no other card.
+  let position = 0;
   for (const set of generator.sets()) {
     for (let n = 1; n <= set.size; n += 1) {
       if (produced >= count) return;
-      const rng = new Rng(mixSeed(seed, gameIndex, produced));
+      const rng = new Rng(mixSeed(seed, gameIndex, position));
+      position += 1;
+      if (generator.absent?.has(cardNumber(set, n))) continue;
       produced += 1;
       yield card(rng, set, n);
     }

@@ -15,14 +15,19 @@ import { ImportError, SKIPPED_RECORDS, importRealCatalog, realDataDir, type Impo
 const raw = realDataDir();
 
 /** Card counts from SOURCES.md (gundam: card numbers, printings folded into cardArts). */
-const EXPECTED_AT_LEAST: Record<GameSlug, number> = { digimon: 4300, gundam: 900, 'grand-archive': 1850, 'chrono-core': 56 };
-const EXPECTED_AT_MOST: Record<GameSlug, number> = { digimon: 4500, gundam: 914, 'grand-archive': 1893, 'chrono-core': 56 };
+/** Chrono Core: the 33 named cards; the 23 `unnamed_ids` are left out (no invented names). */
+const EXPECTED_AT_LEAST: Record<GameSlug, number> = { digimon: 4300, gundam: 900, 'grand-archive': 1850, 'chrono-core': 33 };
+const EXPECTED_AT_MOST: Record<GameSlug, number> = { digimon: 4500, gundam: 914, 'grand-archive': 1893, 'chrono-core': 33 };
+
+/** Chrono Core ids the real data shows without a name (`unnamed_ids`): left out of the catalog. */
+const unnamedChronoIds = (rawDir: string): ReadonlySet<string> =>
+  new Set((readJson(join(rawDir, 'chrono-core', 'cards_from_sleeved_examples.json')) as { unnamed_ids: string[] }).unnamed_ids);
 
 /**
- * Real deck-export ids that are genuinely absent from the real catalog, with the reason. Empty:
- * every id of the Digimon, Gundam and Chrono Core exports is in the imported catalog today.
+ * Real deck-export ids that are genuinely absent from the real catalog. Digimon and Gundam: none.
+ * Chrono Core: exactly the ids the real data gives no name.
  */
-const KNOWN_MISSING: Record<GameSlug, Readonly<Record<string, string>>> = { digimon: {}, gundam: {}, 'grand-archive': {}, 'chrono-core': {} };
+const knownMissing = (game: GameSlug, rawDir: string): ReadonlySet<string> => (game === 'chrono-core' ? unnamedChronoIds(rawDir) : new Set());
 
 const readJson = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8'));
 
@@ -142,10 +147,21 @@ describe.skipIf(!raw)('real catalog import (../shared/data/raw)', () => {
   it('chrono-core: loadout cards are Core or Pilot, everything else is not', () => {
     const json = readJson(join(rawDir, 'chrono-core', 'decks', 'sleeved_json_export.json')) as { zones: Record<string, string[]> };
     const byId = new Map(catalogs.get('chrono-core')!.map((c) => [c.id, c as unknown as ChronoLike]));
-    for (const id of json.zones.loadout ?? []) expect(['Core', 'Pilot'], id).toContain(byId.get(id)?.cardType);
+    // The JSON export's loadout is all unnamed ids (left out); the text export names its loadout.
+    const text = readFileSync(join(rawDir, 'chrono-core', 'decks', 'sleeved_text_export.txt'), 'utf8').split('// Main Deck')[0]!;
+    const loadout = [...(json.zones.loadout ?? []), ...[...text.matchAll(/\(([A-Z]+\d+-\d+)\)$/gm)].map((m) => m[1]!)].filter((id) => byId.has(id));
+    expect(loadout).toHaveLength(6);
+    for (const id of loadout) expect(['Core', 'Pilot'], id).toContain(byId.get(id)?.cardType);
     for (const id of [...(json.zones.main ?? []), ...(json.zones.sideboard ?? [])]) expect(['Core', 'Pilot'], id).not.toContain(byId.get(id)?.cardType);
     expect(byId.get('WNR01-001')).toMatchObject({ name: 'Allura Nekris', cardType: 'Pilot' });
-    expect(byId.get('WNR01-003')).toMatchObject({ name: 'Unknown Card WNR01-003', cardType: 'Core' });
+  });
+
+  it('chrono-core: cards the real data gives no name are left out, not invented', () => {
+    const unnamed = unnamedChronoIds(rawDir);
+    expect(unnamed.size).toBe(23);
+    const ids = new Set(catalogs.get('chrono-core')!.map((c) => c.id));
+    for (const id of unnamed) expect(ids.has(id), id).toBe(false);
+    for (const card of catalogs.get('chrono-core')!) expect(String(card.name)).not.toMatch(/unknown/i);
   });
 
   it.each(['digimon', 'gundam', 'chrono-core'] as const)('%s: every card id of the real deck exports is in the imported catalog', (game) => {
@@ -155,19 +171,20 @@ describe.skipIf(!raw)('real catalog import (../shared/data/raw)', () => {
     for (const [file, ids] of deckIds(game, rawDir)) {
       for (const id of ids) {
         checked += 1;
-        if (!catalog.has(id) && !(id in KNOWN_MISSING[game])) missing.push(`${file}: ${id}`);
+        if (!catalog.has(id) && !knownMissing(game, rawDir).has(id)) missing.push(`${file}: ${id}`);
       }
     }
     expect(checked).toBeGreaterThan(game === 'chrono-core' ? 50 : 80);
     expect(missing).toEqual([]);
   });
 
-  it('chrono-core: the generated default catalog has every real id, with the same name, type and slot', () => {
+  it('chrono-core: the generated default catalog has every real card, with the same name, type and slot, and leaves out the same unnamed ids', () => {
     const generated = new Map([...generateCatalog({ game: 'chrono-core' })].map((c) => [c.id, c as unknown as ChronoLike]));
     for (const real of catalogs.get('chrono-core')! as unknown as ChronoLike[]) {
       expect(generated.get(real.id), real.id).toMatchObject({ name: real.name, cardType: real.cardType, slot: real.slot });
     }
-    for (const [, ids] of deckIds('chrono-core', rawDir)) for (const id of ids) expect(generated.has(id), id).toBe(true);
+    const unnamed = unnamedChronoIds(rawDir);
+    for (const [, ids] of deckIds('chrono-core', rawDir)) for (const id of ids) expect(generated.has(id), id).toBe(!unnamed.has(id));
   });
 
   it('fails loudly, naming the record and the reason, on a record that does not map', () => {

@@ -47,14 +47,13 @@ const KNOWN_CHRONO_CARDS: ReadonlyArray<readonly [string, string | null, boolean
   ['WNR01-107', null, false], ['WNR01-109', 'Or Maybe Two', false], ['WNR01-113', 'Upgrade Protocol', false], ['WNR01-116', 'Memory Wipe', false],
 ];
 const knownChrono = new Map(KNOWN_CHRONO_CARDS.map(([id, name, loadout]) => [id, { name, loadout }]));
+/** Ids the real exports show without a name: left out, as the real catalog leaves them out. */
+export const CHRONO_CORE_UNNAMED_IDS: ReadonlySet<string> = new Set(KNOWN_CHRONO_CARDS.filter(([, name]) => name === null).map(([id]) => id));
 
 const SLOT_WORDS: ReadonlyArray<readonly [RegExp, ChronoCoreCard['slot']]> = [
   [/\bCore\b/, 'Frame'], [/\bVisor\b/, 'Head'], [/\bGauntlets\b/, 'Arms'], [/\bGreaves\b/, 'Legs'],
 ];
 const VERSIONED = /\bV\.?\d+$/;
-
-/** Placeholder name of a card known only by its id. */
-export const chronoCorePlaceholderName = (id: string) => `Unknown Card ${id}`;
 
 /**
  * Type and slot of a real Chrono Core card from what the exports show. Loadout cards are Core or
@@ -115,7 +114,7 @@ function chronoCard(rng: Rng, set: SetSpec, n: number): ChronoCoreCard {
   let slot: ChronoCoreCard['slot'];
   if (known) {
     ({ cardType, slot } = inferChronoCoreCard(known.name, known.loadout));
-    name = known.name ?? chronoCorePlaceholderName(id);
+    name = known.name ?? id; // not reached: ids without a name are `absent`
   } else {
     // Each block of 30 numbers is one mech series: its pilot, core pieces, upgrades and weapons
     // first, then drones, structures and tactics, as in WNR01-001…029 of the real exports.
@@ -133,7 +132,6 @@ function chronoCard(rng: Rng, set: SetSpec, n: number): ChronoCoreCard {
       : cardType === 'Structure' ? `${rng.pick(['Maintenance', 'Relay', 'Defense', 'Salvage'])} ${rng.pick(['Hangar', 'Station', 'Array', 'Outpost'])}`
       : `${rng.pick(TACTIC_A)} ${rng.pick(TACTIC_B)}`;
   }
-  const unknown = known !== undefined && known.name === null;
   const hasBody = cardType === 'Core' || cardType === 'Upgrade' || cardType === 'Drone' || cardType === 'Structure' || cardType === 'Pilot';
   return {
     id,
@@ -146,7 +144,7 @@ function chronoCard(rng: Rng, set: SetSpec, n: number): ChronoCoreCard {
     cost: cardType === 'Core' || cardType === 'Pilot' ? 0 : rng.int(0, 6),
     power: hasBody && cardType !== 'Structure' ? rng.int(0, 5) : null,
     health: hasBody ? rng.int(1, cardType === 'Core' ? 8 : 5) : null,
-    effect: unknown && rng.chance(0.2) ? '' : chronoEffect(rng, cardType),
+    effect: chronoEffect(rng, cardType),
     rarity: set.kind === 'starter' ? 'C' : rng.weighted([['C', 45], ['U', 28], ['R', 18], ['SR', 7], ['SCR', 2]] as const),
     setId: set.id,
     setName: set.name,
@@ -157,4 +155,4 @@ function chronoCard(rng: Rng, set: SetSpec, n: number): ChronoCoreCard {
   };
 }
 
-export const chronoCore: GameGenerator<ChronoCoreCard> = { plan: CHRONO_PLAN, sets: chronoSets, cards: () => chronoCard };
+export const chronoCore: GameGenerator<ChronoCoreCard> = { plan: CHRONO_PLAN, sets: chronoSets, cards: () => chronoCard, absent: CHRONO_CORE_UNNAMED_IDS };

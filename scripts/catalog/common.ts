@@ -34,4 +34,9 @@ export interface GameGenerator<Card> {
   sets(): Iterable<SetSpec>;
   /** A card maker for one catalog (state such as slugs already used lives in it). */
   cards(): (rng: Rng, set: SetSpec, n: number) => Card;
+  /**
+   * Card numbers of the plan left out of the catalog: real cards whose real data gives no name,
+   * which the catalog does not invent (an export prints their id, the missing-card rule).
+   */
+  absent?: ReadonlySet<string>;
 }

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ChronoCoreCard } from '@snapdeck/contract';
-import { CHRONO_CORE_SET_NAMES, chronoCoreImageUrl, chronoCorePlaceholderName, inferChronoCoreCard } from '../generate-catalog.ts';
+import { CHRONO_CORE_SET_NAMES, chronoCoreImageUrl, inferChronoCoreCard } from '../generate-catalog.ts';
 import { type Json, readJson, readArray, Reader, cleanText, numberAfterDash } from './common.ts';
 
 /** Ids seen in the starting loadout of either Sleeved export. */
@@ -25,17 +25,15 @@ export function importChronoCore(raw: string): ChronoCoreCard[] {
   const dir = join(raw, 'chrono-core');
   const file = readJson(join(dir, 'cards_from_sleeved_examples.json')) as Json;
   const named = readArray(join(dir, 'cards_from_sleeved_examples.json'), 'cards');
-  const unnamed = file.unnamed_ids;
-  if (!Array.isArray(unnamed)) throw new Error('chrono-core: cards_from_sleeved_examples.json has no unnamed_ids array');
+  // The exports also list `unnamed_ids`, cards seen only by id. They are left out rather than given
+  // made-up names: a deck export prints their ids (the missing-card rule), which is what is known.
+  if (!Array.isArray(file.unnamed_ids)) throw new Error('chrono-core: cards_from_sleeved_examples.json has no unnamed_ids array');
   const loadout = chronoLoadoutIds(dir);
-  const sightings: Array<{ record: Json; id: string; name: string | null; loadout: boolean }> = [
-    ...named.map((record) => {
-      const r = new Reader('chrono-core', record);
-      const sections = r.strings('seen_in_sections');
-      return { record, id: r.str('id'), name: cleanText(r.str('name')), loadout: sections.includes('Starting Loadout') || loadout.has(r.str('id')) };
-    }),
-    ...unnamed.map((id) => ({ record: { id }, id: String(id), name: null, loadout: loadout.has(String(id)) })),
-  ];
+  const sightings = named.map((record) => {
+    const r = new Reader('chrono-core', record);
+    const sections = r.strings('seen_in_sections');
+    return { record, id: r.str('id'), name: cleanText(r.str('name')), loadout: sections.includes('Starting Loadout') || loadout.has(r.str('id')) };
+  });
   return sightings
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     .map(({ record, id, name, loadout: inLoadout }) => {
@@ -45,7 +43,7 @@ export function importChronoCore(raw: string): ChronoCoreCard[] {
         id,
         objectID: id,
         cardNumber: id,
-        name: name ?? chronoCorePlaceholderName(id),
+        name,
         ...inferChronoCoreCard(name, inLoadout),
         traits: [],
         cost: null,

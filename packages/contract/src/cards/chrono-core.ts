@@ -5,7 +5,8 @@
  *
  * Card fields
  * - `id`, `objectID`, `cardNumber`: the card number (`WNR01-001`, `SD01-032`); equal.
- * - `name` (for cards known only by id: "Unknown Card <id>").
+ * - `name`, as printed. Cards the real exports show only by id are not in the catalog (no
+ *   invented names): a deck export prints their id, the missing-card rule.
  * - `cardType`: Pilot and Core are the cards of the starting loadout (a deck entry without a zone
  *   whose card is one of these goes to zone `loadout`, everything else to `main`); Upgrade (a part
  *   played from the main deck over a loadout part), Tactic, Drone, Structure.
