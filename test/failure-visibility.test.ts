@@ -129,6 +129,9 @@ describe('Redis back: snapdeck_quota_degraded clears without traffic', () => {
   });
 });
 
+/** How long storage stays frozen: issue 24's target is stated for 60 s. */
+const FROZEN_MS = 60_000;
+
 describe('storage frozen', () => {
   it('uncached requests answer 500 within the storage timeout; each gateway logs the outage once and its end once', async () => {
     // busy: default storage client settings (whose retries alone would take minutes); idle: a
@@ -157,8 +160,8 @@ describe('storage frozen', () => {
         expect(answers.map((a) => a.status)).toEqual(round.map(() => 500));
         timings = timings.concat(answers.map((a) => a.ms));
       }
-      // The outage lasts 20 s in all.
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 20_000 - (Date.now() - frozenAt))));
+      // The outage lasts FROZEN_MS in all (issue 24's figure: 60 s).
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, FROZEN_MS - (Date.now() - frozenAt))));
     } finally {
       s3.resume();
     }
@@ -179,12 +182,17 @@ describe('storage frozen', () => {
       const lines = logLines(g);
       const warns = lines.filter((l) => l.msg?.startsWith('storage unreachable'));
       const infos = lines.filter((l) => l.msg?.startsWith('storage reachable again'));
-      console.log(`storage frozen 20 s, ${name} gateway: ${warns.length} warn, ${infos.length} info; request failures logged: ${lines.filter((l) => l.msg?.startsWith('request failed')).length}`);
+      console.log(`storage frozen ${FROZEN_MS / 1000} s, ${name} gateway: ${warns.length} warn, ${infos.length} info; request failures logged: ${lines.filter((l) => l.msg?.startsWith('request failed')).length}`);
       expect(warns.length, name).toBeGreaterThanOrEqual(1);
       expect(warns.length, name).toBeLessThanOrEqual(3);
-      // Under a minute: one warning per location that failed, and one line when it answered again.
-      const warned = warns.map((l) => l.storage as string);
-      expect(new Set(warned).size, name).toBe(warned.length);
+      // One warning per location that failed, repeated at most once a minute (so at most twice in
+      // a 60 s outage, with the same `since`), and one line per location when it answered again.
+      const warned = [...new Set(warns.map((l) => l.storage as string))];
+      for (const storage of warned) {
+        const repeats = warns.filter((l) => l.storage === storage);
+        expect(repeats.length, `${name} ${storage}`).toBeLessThanOrEqual(2);
+        expect(new Set(repeats.map((l) => l.since)).size, `${name} ${storage}`).toBe(1);
+      }
       expect(infos.map((l) => l.storage as string).sort(), name).toEqual([...warned].sort());
       // Logged once: the store follower does not log the same outage a second time in its own words.
       expect(lines.filter((l) => /^store: .*(unreachable|reachable again)/.test(l.msg ?? '')).map((l) => l.msg), name).toEqual([]);
@@ -195,8 +203,8 @@ describe('storage frozen', () => {
       expect(warn.failures).toBeGreaterThanOrEqual(1);
       const info = infos.find((l) => l.storage === role)!;
       expect(info.level).toBe(30);
-      expect(info.outageSeconds).toBeGreaterThan(5);
-      expect(info.outageSeconds).toBeLessThan(60);
+      expect(info.outageSeconds).toBeGreaterThan(FROZEN_MS / 1000 - 10);
+      expect(info.outageSeconds).toBeLessThan(FROZEN_MS / 1000 + 30);
     }
     // 20 failed requests on the busy one: a few lines, not one per request.
     expect(logLines(busy).filter((l) => l.msg?.startsWith('request failed')).length).toBeLessThanOrEqual(5);
@@ -206,7 +214,7 @@ describe('storage frozen', () => {
     expect(failed).toBeGreaterThanOrEqual(20);
     const polls = [...(await metrics(idle)).matchAll(/^snapdeck_storage_errors_total\{storage="store",operation="\w+"\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
     expect(polls).toBeGreaterThanOrEqual(1);
-  }, 120_000);
+  }, FROZEN_MS + 120_000);
 
   it('a long outage repeats its warning at most every warnEveryMs, not per failed call; request failures are logged a few a minute, the rest counted', async () => {
     const lines: Array<Record<string, any>> = [];
