@@ -30,8 +30,13 @@ export interface VarnishTestServer {
 }
 
 /** Debian puts varnishd in /usr/sbin, which a non-root PATH may lack. */
-function varnishd(): string {
+export function varnishd(): string {
   return existsSync('/usr/sbin/varnishd') ? '/usr/sbin/varnishd' : 'varnishd';
+}
+
+/** Installs Varnish with the project's script when it is missing (quiet when it is there). */
+export function ensureVarnishInstalled(): void {
+  ensureInstalled(varnishd, ['-V'], 'ensure-varnish.sh');
 }
 
 /** The probe's `.interval` line in backends.vcl. */
@@ -105,7 +110,7 @@ async function launch(workdir: string, config: string[], port: number, timeoutMs
 export async function startVarnish(options: { backendPort?: number; backendPorts?: readonly number[]; builtin?: boolean; timeoutMs?: number; quietProbes?: boolean }): Promise<VarnishTestServer> {
   const ports = options.backendPorts ?? (options.backendPort !== undefined ? [options.backendPort] : []);
   if (ports.length === 0) throw new Error('startVarnish needs backendPort or backendPorts');
-  ensureInstalled(varnishd, ['-V'], 'ensure-varnish.sh');
+  ensureVarnishInstalled();
   const workdir = await mkdtemp(join(tmpdir(), 'snapdeck-varnish-'));
   // varnishd drops to its own users (varnish, vcache), which must read the VCL and the work dir.
   await chmod(workdir, 0o755);
