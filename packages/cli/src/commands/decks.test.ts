@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -61,13 +61,20 @@ describe('snapdeck decks import', () => {
     const result = await run('decks', 'import', file, '--db', dbFile);
     // decks import creates a missing database and says so (decisions.md), before it reads the file.
     expect(result).toEqual({ out: '', err: `creating a new database at ${dbFile}\nsnapdeck decks import: ${file}:3: visibility: must be public or private\n`, code: 1 });
-    expect(countDecks()).toBe(0);
+    // The database it created for the import is not left behind, empty.
+    expect(existsSync(dbFile)).toBe(false);
+    // An existing database is left as it was.
+    writeFileSync(join(dir, 'good.jsonl'), `${deckLine(DECK_ID)}\n`);
+    expect((await run('decks', 'import', join(dir, 'good.jsonl'), '--db', dbFile)).code).toBe(0);
+    expect((await run('decks', 'import', file, '--db', dbFile)).code).toBe(1);
+    expect(countDecks()).toBe(1);
   });
 
-  it('reports a missing file', async () => {
+  it('reports a missing file, and keeps no database it created', async () => {
     const result = await run('decks', 'import', join(dir, 'nope.jsonl'), '--db', dbFile);
     expect(result.code).toBe(1);
     expect(result.err).toContain('cannot read the file (ENOENT)');
+    expect(existsSync(dbFile)).toBe(false);
   });
 });
 

@@ -1,3 +1,4 @@
+import { existsSync, rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DECK_IMPORT_LINE_MAX_BYTES, OperatorError } from '@snapdeck/contract';
 import { DeckImportError, importDecksFromFile, openDatabase } from '@snapdeck/store';
@@ -54,10 +55,15 @@ still behind are named and the command exits 1).`,
       const publish = preparePublish(options.publish, options.publishTimeout);
       let published: { location: string; version: string } | null = null;
       const changed = new ChangedDecks();
+      // A database this command created is removed again when nothing was imported into it:
+      // a refused file changes nothing, not even by leaving an empty database behind.
+      const created = !existsSync(options.db);
+      let imported = false;
       const db = openDatabase(options.db);
       try {
         const result = await importDecksFromFile(db, file, purge.length > 0 ? { onChange: (id) => changed.add(id) } : {});
         const notFound = result.notFound > 0 ? ` (${result.notFound} not found)` : '';
+        imported = true;
         io.out(`${file}: ${result.upserted} decks upserted, ${result.deleted} deleted${notFound} in ${(result.elapsedMs / 1000).toFixed(2)} s\n`);
         published = await publishAfterChange(command, db, options.db, publish, `${file} was imported`);
       } catch (error) {
@@ -69,6 +75,7 @@ still behind are named and the command exits 1).`,
         throw error;
       } finally {
         db.close();
+        if (created && !imported) for (const suffix of ['', '-wal', '-shm']) rmSync(`${options.db}${suffix}`, { force: true });
       }
       // Gateways following the store serve the new decks once their download is done: wait for them.
       const when = published ? { published: { ...published, waitSeconds: options.purgeWait } } : { settleMs: 0 };
