@@ -63,15 +63,15 @@ console.log(`build of ${CARDS.toLocaleString('en')} cards: ${v1.seconds.toFixed(
 
 // What the change records add to a build, timed alone on the same entries.
 const entries = await readCatalog(join(catalogDir, `${GAME}.jsonl`), GAME);
-let started = performance.now();
-const hashes = cardHashes(entries);
+const started = performance.now();
+// The steps publish-version.ts adds: hash every card, write the hashes file, then the record (which reads the base's hashes and diffs).
+const hashes = await cardHashes(entries);
 const hashesFile = encodeCardHashes(hashes);
 await storage.put(`_bench/${GAME}/card-hashes.bin`, hashesFile);
-const base = await readCardHashes(storage, GAME, v1.version);
-const diff = diffCardHashes(base!, hashes);
 const record = await recordChanges(storage, GAME, `${v2.version.slice(0, -6)}bbbbbb`, v1.version, hashes);
 const recordSeconds = (performance.now() - started) / 1000;
 await storage.delete(`${GAME}/changes/${record.version}.json`);
+const diff = diffCardHashes((await readCardHashes(storage, GAME, v1.version))!, hashes);
 console.log(`change records: ${recordSeconds.toFixed(2)} s of the build (card hashes file ${(hashesFile.length / 1e6).toFixed(1)} MB; record ${diff.added.length} added, ${diff.changed.length} changed, ${diff.removed.length} removed)`);
 
 // Serve both versions; a partner with a checkpoint at v1 syncs.

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { pack as msgpack, unpack as msgunpack } from 'msgpackr';
+import xxhash from 'xxhash-wasm';
 import type { CatalogEntry } from '../catalog.ts';
 import { layout } from '../layout.ts';
 import type { StorageDriver } from '../storage/driver.ts';
@@ -15,12 +15,18 @@ export interface CardHashes {
   hashes: Buffer;
 }
 
-/** The content hash of each entry: its full card and its hit, as served (not timestamps). */
-export function cardHashes(entries: readonly CatalogEntry[]): CardHashes {
+let hasher: ReturnType<typeof xxhash> | undefined;
+
+/**
+ * The content hash of each entry: its full card and its hit, as served (not timestamps). XXH64
+ * (xxhash-wasm), not SHA-256: nothing adversarial is at stake (the build's own input is compared
+ * with its previous input), and a hash object per card made SHA-256 cost seconds per 100,000
+ * cards; XXH64 of the hit seeds XXH64 of the card.
+ */
+export async function cardHashes(entries: readonly CatalogEntry[]): Promise<CardHashes> {
+  const { h64Raw } = await (hasher ??= xxhash());
   const hashes = Buffer.allocUnsafe(entries.length * CARD_HASH_BYTES);
-  entries.forEach((entry, i) => {
-    createHash('sha256').update(entry.card).update('\0').update(entry.hit).digest().copy(hashes, i * CARD_HASH_BYTES, 0, CARD_HASH_BYTES);
-  });
+  entries.forEach((entry, i) => hashes.writeBigUInt64BE(h64Raw(entry.card, h64Raw(entry.hit, 0n)), i * CARD_HASH_BYTES));
   return { ids: entries.map((entry) => entry.id), hashes };
 }
 

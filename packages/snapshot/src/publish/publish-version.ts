@@ -122,7 +122,7 @@ export async function publishVersion(driver: StorageDriver, game: string, entrie
   progress('finishing', 0, 1);
   await writer.drain();
   // Card changes (changes/): the version's card hashes, then what changed against the base, before the pointer moves.
-  const hashes = cardHashes(entries);
+  const hashes = await cardHashes(entries);
   await writer.writeFile(CARD_HASHES_FILE, encodeCardHashes(hashes));
   if (base?.version !== version) await recordChanges(driver, game, version, base?.version ?? null, hashes);
   const manifest = await writeIndexAndManifest(writer, index, entries.length, options.hitsPerPage, cursorKey);
