@@ -10,7 +10,7 @@
  *    each record is exactly the model's diff; a sync from any checkpoint either gets the net change
  *    (each card once, by id) and, applied to the partner's copy, ends equal to the current version,
  *    or is refused (410) exactly when a record it needs was collected, and then a walk does it.
- * 2. End to end (a few sequences; SNAPDECK_CASES × 0.0003 under test:deep): real builds of
+ * 2. End to end (a few sequences; SNAPDECK_CASES × 0.0001 under test:deep): real builds of
  *    a generated catalog served by a gateway, and `@snapdeck/client` syncCards from random
  *    checkpoints (earlier syncs' or none): every sync ends with a copy equal to a full walk.
  */
@@ -182,7 +182,7 @@ describe('card change records against a model of builds, gc and syncs', () => {
           await gateway.close();
         }
       }),
-      fcParams('test/generated/changes-model.test.ts', casesFor(0.0003, 3)),
+      fcParams('test/generated/changes-model.test.ts', casesFor(0.0001, 3)),
     );
   }, 1_800_000);
 });
