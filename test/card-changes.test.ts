@@ -3,6 +3,7 @@
  * builds of edited catalogs: change records, the net change, paging pinned like a walk, every
  * status and its precedence, ETag/304, brotli/gzip, and records outliving gc'd versions.
  */
+import { spawnSync } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -192,6 +193,19 @@ describe('change records and GET /changes', () => {
       expect(r.headers['content-encoding']).toBe(coding);
       expect(decode(r.body).equals(text)).toBe(true);
     }
+  });
+
+  it('snapdeck gc --keep-changes-days: a dry run names the records it would delete; a bad value is refused', async () => {
+    const cli = join(import.meta.dirname, '..', 'packages', 'cli', 'bin', 'snapdeck.js');
+    const run = (...args: string[]) => spawnSync(process.execPath, [cli, 'gc', '--out', snapshots(), '--game', GAME, ...args], { encoding: 'utf8' });
+    const dry = run('--keep-changes-days', '0', '--dry-run');
+    expect(dry.status, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`dry run: would delete ${versions.length - 1} card change record(s) older than 0 day(s)`);
+    expect(await readdir(join(snapshots(), GAME, 'changes'))).toHaveLength(versions.length);
+    const bad = run('--keep-changes-days', 'soon');
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain('must be a number of days');
+    expect(run('--help').stdout).toContain('--keep-changes-days');
   });
 
   it('change records outlive the versions gc removes, until --keep-changes-days', async () => {

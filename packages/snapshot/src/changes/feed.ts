@@ -24,7 +24,7 @@ const INVALID: ChangesPage = { ok: false, reason: 'invalidCursor' };
  * each rendered page are kept too (pages in the reader's byte cache, like card pages).
  */
 export class ChangeFeed {
-  private readonly records = new LRUCache<string, ChangeRecord>({ max: 4096 });
+  private readonly records = new LRUCache<string, ChangeRecord>({ max: 1024 });
   private readonly listings = new Map<string, { at: number; versions: Promise<Set<string>> }>();
   private readonly nets = new LRUCache<string, NetChanges>({ max: 256 });
 
