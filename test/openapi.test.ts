@@ -91,7 +91,7 @@ describe('the published document (issue "Partner kit")', () => {
     expect(closed(strict).length).toBeGreaterThan(50);
     // Open, yet still typed: a wrong type is refused, an unknown field accepted.
     const page = new OpenApiValidator(doc);
-    const sample = { data: { hits: [], cursor: null, totalHits: 0, addedLater: true } };
+    const sample = { data: { hits: [], cursor: null, totalHits: 0, indexVersion: '2026-11-22T11-05-12-345Z-a1b2c3', addedLater: true } };
     const url = new URL(`${gateway.base}/games/digimon/cards`);
     expect(page.check({ method: 'GET', url, status: 200, headers: new Headers({ 'content-type': 'application/json', 'x-request-id': 'r', etag: '"e"', 'cache-control': 'public', 'ratelimit-policy': '"default";q=5;w=900', ratelimit: '"default";r=4;t=9', 'ratelimit-limit': '5', 'ratelimit-remaining': '4', 'ratelimit-reset': '9' }), text: JSON.stringify(sample) })).toEqual([]);
   });

@@ -19,7 +19,7 @@ let s3: S3TestServer;
 let dir: string;
 let cleanup: () => Promise<void>;
 const catalogs: Record<'A' | 'B' | 'C', { dir: string; ids: string[] }> = {} as never;
-/** Keys a fresh build of catalog B writes, in order (secret, claim, files..., manifest, pointer, catalog check). */
+/** Keys a fresh build of catalog B writes, in order (secret, claim, files..., change record, manifest, pointer, catalog check). */
 let freshWrites: string[];
 
 beforeAll(async () => {
@@ -83,19 +83,19 @@ describe.each(kinds)('publishing to a $name', (kind) => {
       expect(await currentVersionOf(driver, GAME)).toBe(a!.version);
       expect((await readCurrentFully(driver, GAME)).ids).toEqual(catalogs.A.ids);
     };
-    // Writes of a build of B here (the secret exists): claim, files..., manifest, pointer, check.
-    const fileCount = freshWrites.length - 5;
+    // Writes of a build of B here (the secret exists): claim, files..., change record, manifest, pointer, check.
+    const fileCount = freshWrites.length - 6;
     for (const writes of [2, 3]) {
       const run = await killedBuild(out, 'B', writes);
       expect(run.signal, run.stderr).toBe('SIGKILL');
       await expectPrevious();
     }
-    // Kill it right after the manifest: the files still missing, then the manifest.
+    // Kill it right after the manifest: the files still missing, the change record, then the manifest.
     await new Promise((resolve) => setTimeout(resolve, 200)); // let writes of the killed run settle
     const versionFiles = (await driver.list(layout.versionsPrefix(GAME))).filter((key) => !key.includes(a!.version));
     expect(versionFiles.length).toBeGreaterThanOrEqual(3);
     expect(versionFiles.length).toBeLessThan(fileCount);
-    const run = await killedBuild(out, 'B', fileCount - versionFiles.length + 1);
+    const run = await killedBuild(out, 'B', fileCount - versionFiles.length + 2);
     expect(run.signal, run.stderr).toBe('SIGKILL');
     await expectPrevious();
     expect((await driver.list(layout.versionsPrefix(GAME))).filter((key) => key.endsWith('/manifest.json'))).toHaveLength(2);
@@ -137,8 +137,8 @@ describe.each(kinds)('publishing to a $name', (kind) => {
     expect((await readCurrentFully(driver, GAME)).ids).toEqual(catalogs.A.ids);
 
     const [b] = await buildOf('B', driver);
-    // Every file but the corrupted one, and the manifest (of secret, claim, files, manifest, pointer, check).
-    expect(b!.skipped).toBe(freshWrites.length - 5);
+    // Every file but the corrupted one, and the manifest (of secret, claim, files, change record, manifest, pointer, check).
+    expect(b!.skipped).toBe(freshWrites.length - 6);
     expect(b!.alreadyCurrent).toBe(false);
     expect((await readCurrentFully(driver, GAME)).ids).toEqual(catalogs.B.ids);
     await driver.close?.();

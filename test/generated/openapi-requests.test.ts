@@ -2,7 +2,8 @@
  * Requests generated from the served OpenAPI document (GET /v1/openapi.json), valid and mutated,
  * sent to a real gateway over a generated catalog and a deck store. For every operation the
  * generator draws each parameter from its schema (and from pools of real values: card ids, deck
- * ids, tokens, cursors of every game, page size and version, one of them collected by gc), then
+ * ids, tokens, cursors of every game, page size and version, one of them collected by gc, the
+ * versions card changes are synced from, and a changes cursor), then
  * may mutate the request: a parameter of
  * the wrong type, out of range, empty, huge, in odd Unicode, duplicated or missing; another
  * method; a missing, malformed, revoked, scope-less or exhausted key; a broken body.
@@ -168,10 +169,13 @@ beforeAll(async () => {
 
   // Real cursors of every game and several page sizes, and deck listing cursors of several queries.
   pools.cursor = [];
+  // Versions to sync card changes from (`since`): every game's, and each gundam rebuild's below.
+  pools.since = [];
   for (const game of GAME_SLUGS) {
     for (const hitsPerPage of [1, 7, 100]) {
       const page = (await (await fetch(`${gateway.url}/v1/games/${game}/cards?hitsPerPage=${hitsPerPage}`, { headers: { 'X-API-Key': keys.full! } })).json()) as any;
       if (page.data.cursor) pools.cursor.push(page.data.cursor);
+      if (hitsPerPage === 1) pools.since.push(page.data.indexVersion);
     }
   }
   // Cursors of versions no longer current: gundam is rebuilt twice and its first version collected.
@@ -183,9 +187,13 @@ beforeAll(async () => {
       const page = (await (await fetch(`${gateway.url}/v1/games/gundam/cards?hitsPerPage=7`, { headers: { 'X-API-Key': keys.full! } })).json()) as any;
       if (pools.cursor!.includes(page.data.cursor)) return false;
       pools.cursor!.push(page.data.cursor);
+      pools.since!.push(page.data.indexVersion);
       return true;
     });
   }
+  // A cursor of card changes (gundam since its first version, one change a page).
+  const changes = (await (await fetch(`${gateway.url}/v1/games/gundam/changes?since=${pools.since[1]}&limit=1`, { headers: { 'X-API-Key': keys.full! } })).json()) as any;
+  pools.cursor.push(changes.data.cursor);
   await collectGarbage({ storage, games: ['gundam'], keep: 2, minAgeHours: 0 });
   pools.startAfter = [];
   for (const query of ['gameId=digimon&limit=2', 'gameId=gundam&limit=1&sort=copyCount', 'gameId=digimon&limit=1&updatedSince=2026-02-02T00:00:00Z']) {
@@ -499,6 +507,9 @@ async function checkOne(request: GeneratedRequest): Promise<void> {
     if (gameId === undefined || gameId === '') return void expect(r.body, where).toEqual({ error: ERRORS.gameIdRequired });
     if (!isGame(gameId)) return void expect(r.body, where).toEqual({ error: ERRORS.gameNotFound });
   }
+  // Card changes: an empty since is a missing one, refused before an unknown game (decisions.md "Card changes").
+  const since = request.query.find(([name]) => name === 'since')?.[1];
+  if (request.op.path.endsWith('/changes') && (since === undefined || since === '')) return void expect(r.body, where).toEqual({ error: ERRORS.sinceRequired });
   const slug = request.pathValues.slug;
   if (slug !== undefined && !isGame(slug)) expect(r.body, where).toEqual({ error: ERRORS.gameNotFound });
 }
@@ -510,7 +521,8 @@ describe('requests generated from the served OpenAPI document', () => {
       expect(names).toContain(name);
     }
     for (const game of GAME_SLUGS) expect(names).toContain(`GET /games/${game}/cards`);
-    expect(names.length).toBe(16);
+    for (const game of ['{slug}', ...GAME_SLUGS]) expect(names).toContain(`GET /games/${game}/changes`);
+    expect(names.length).toBe(21);
   });
 
   it('every answer is documented, valid, never 5xx; invalid input is refused in the contract\'s precedence', async () => {

@@ -1,7 +1,8 @@
-import type { ApiGame, CardsPage, Deck, DeckDetailsResult, GaTtsDeck, GameSlug, PublicDecksPage } from '@snapdeck/contract';
+import type { ApiGame, CardChangesPage, CardsPage, Deck, DeckDetailsResult, GaTtsDeck, GameSlug, PublicDecksPage } from '@snapdeck/contract';
 import { DECK_DETAILS_MAX_IDS } from '@snapdeck/contract/limits';
 import { walkCards, type WalkOptions, type WalkProgress } from './cards.ts';
 import { DeckSync, listAllDeckIds, type EnumerationProgress, type PublicDecksQuery, type SyncOptions } from './decks.ts';
+import { CardSync, type CardSyncOptions } from './sync-cards.ts';
 import { Transport, type ClientOptions, type Query } from './http.ts';
 import type { GameCards, GameHits } from './types.ts';
 import { CLIENT_VERSION } from './version.ts';
@@ -49,6 +50,19 @@ export class SnapdeckClient {
    */
   walkCards<G extends GameSlug>(game: G, options: WalkOptions = {}): AsyncGenerator<GameHits[G], WalkProgress> {
     return walkCards<G>((hitsPerPage, cursor) => this.getCardsPage(game, { hitsPerPage, cursor }), options);
+  }
+
+  /** GET /games/{slug}/changes: one page of the net change since a version (syncCards follows it for you). */
+  getCardChanges<G extends GameSlug>(game: G, options: { since: string; limit?: number; cursor?: string }): Promise<CardChangesPage<GameHits[G]>> {
+    return this.data('GET', `/games/${path(game)}/changes`, { since: options.since, limit: options.limit, cursor: options.cursor });
+  }
+
+  /**
+   * The incremental card sync: `const sync = client.syncCards('digimon', { checkpoint })`, iterate
+   * it for reset / upsert / delete events, then store `sync.checkpoint` (also the last event).
+   */
+  syncCards<G extends GameSlug>(game: G, options: CardSyncOptions = {}): CardSync<G> {
+    return new CardSync<G>(this, game, options);
   }
 
   /** GET /decks/public (needs decks:browse:public). */

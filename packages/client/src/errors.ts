@@ -53,6 +53,8 @@ export class AuthenticationError extends SnapdeckError {}
 export class PermissionError extends SnapdeckError {}
 /** 404: no such game, card, deck or route (or a private deck without a valid token). */
 export class NotFoundError extends SnapdeckError {}
+/** 410 `Version no longer available`: a card sync's checkpoint is too old; walk again (syncCards does it itself). */
+export class GoneError extends SnapdeckError {}
 /** 429 once the retries allowed by the client's options are used up; `retryAfter` says when to come back. */
 export class RateLimitError extends SnapdeckError {}
 /** 5xx once the retries are used up. */
@@ -68,6 +70,7 @@ export function errorFor(init: SnapdeckErrorInit): SnapdeckError {
   if (status === 401) return new AuthenticationError(init);
   if (status === 403) return new PermissionError(init);
   if (status === 404) return new NotFoundError(init);
+  if (status === 410) return new GoneError(init);
   if (status === 429) return new RateLimitError(init);
   if (status >= 500) return new ServerError(init);
   return new SnapdeckError(init);

@@ -1,13 +1,14 @@
 export { SnapdeckClient } from './client.ts';
 export {
-  AuthenticationError, ConnectionError, InvalidCursorError, InvalidRequestError, NotFoundError, PermissionError, RateLimitError, ServerError,
+  AuthenticationError, ConnectionError, GoneError, InvalidCursorError, InvalidRequestError, NotFoundError, PermissionError, RateLimitError, ServerError,
   SnapdeckError,
 } from './errors.ts';
 export type { ClientOptions, RetryEvent, RetryOptions } from './http.ts';
 export type { WalkOptions, WalkProgress } from './cards.ts';
 export type { DeckCheckpoint, DeckSync, EnumerationProgress, PublicDecksQuery, SyncOptions, SyncProgress, SyncedDeck } from './decks.ts';
 export type { GameCards, GameHits } from './types.ts';
+export type { CardCheckpoint, CardSync, CardSyncEvent, CardSyncOptions, CardSyncProgress } from './sync-cards.ts';
 export type {
-  ApiGame, CardEntry, CardsPage, ChronoCoreCard, ChronoCoreHit, Deck, DeckDetail, DeckDetailsResult, DeckSort, DeckSummary, DigimonCard, DigimonHit, GaTtsDeck, GameSlug,
+  ApiGame, CardChange, CardChangesPage, CardEntry, CardsPage, ChronoCoreCard, ChronoCoreHit, Deck, DeckDetail, DeckDetailsResult, DeckSort, DeckSummary, DigimonCard, DigimonHit, GaTtsDeck, GameSlug,
   GrandArchiveCard, GrandArchiveHit, GundamCard, GundamHit, PublicDecksPage,
 } from '@snapdeck/contract';

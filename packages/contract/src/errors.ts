@@ -24,6 +24,9 @@ export const ERRORS = {
   invalidCardId: 'Invalid card ID format',
   hitsPerPage: `hitsPerPage must be an integer between ${HITS_PER_PAGE.min} and ${HITS_PER_PAGE.max}`,
   invalidCursor: 'Invalid cursor',
+  // GET /games/{slug}/changes (decisions.md "Card changes").
+  sinceRequired: 'since is required',
+  versionGone: 'Version no longer available',
 
   gameIdRequired: 'gameId query parameter is required',
   limitNotInteger: 'limit must be an integer',
@@ -59,6 +62,8 @@ export const ERROR_STATUS: Record<keyof typeof ERRORS, number> = {
   invalidCardId: 400,
   hitsPerPage: 400,
   invalidCursor: 400,
+  sinceRequired: 400,
+  versionGone: 410,
   gameIdRequired: 400,
   limitNotInteger: 400,
   sortInvalid: 400,

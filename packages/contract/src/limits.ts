@@ -6,6 +6,9 @@
 /** GET /games/{slug}/cards: hitsPerPage is an integer 1..1000, default 1. */
 export const HITS_PER_PAGE = { min: 1, max: 1000, default: 1 } as const;
 
+/** GET /games/{slug}/changes: limit is clamped to 1..1000, default 100 (decisions.md "Card changes"). */
+export const CHANGES_LIMIT = { min: 1, max: 1000, default: 100 } as const;
+
 /** GET /decks/public: limit is clamped to 1..50, default 20. */
 export const DECK_LIST_LIMIT = { min: 1, max: 50, default: 20 } as const;
 

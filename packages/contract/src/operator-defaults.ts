@@ -51,6 +51,11 @@ export const OPERATOR_DEFAULTS = {
    */
   shutdownTimeoutSeconds: 25,
   /**
+   * `gc --keep-changes-days`: a card change record (what a build changed) is kept this many days,
+   * longer than the versions' pages (decisions.md "Card changes": 30 days).
+   */
+  keepChangesDays: 30,
+  /**
    * After every request of a shutdown is answered: the longest wait for the storage and store
    * clients to close (a presence record removed, a poll in flight ended). Storage that answers
    * takes milliseconds; frozen storage would otherwise hold the exit to the shutdown timeout.

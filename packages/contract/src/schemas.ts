@@ -28,6 +28,8 @@ export const cardsPageResponse = <H extends z.ZodType>(hit: H) =>
       hits: z.array(hit),
       cursor: z.string().nullable(),
       totalHits: z.number().int().nonnegative(),
+      /** decisions.md "Card changes": the snapshot version this page belongs to (a sync checkpoint). */
+      indexVersion: z.string(),
     }),
   );
 

@@ -10,6 +10,7 @@ import type { StorageHealth } from './storage-health.ts';
 import type { ShutdownState } from './shutdown.ts';
 import { createRouter } from './router.ts';
 import { cardRoutes } from './routes/cards.ts';
+import { changesRoutes } from './routes/changes.ts';
 import { deckRoutes } from './routes/decks.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { gamesRoutes } from './routes/games.ts';
@@ -73,6 +74,7 @@ export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
   });
   gamesRoutes(routes);
   cardRoutes(routes);
+  changesRoutes(routes);
   deckRoutes(routes);
   openApiRoutes(routes);
   docsRoutes(routes);

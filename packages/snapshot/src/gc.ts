@@ -4,6 +4,7 @@ import { claimedVersion } from './publish/claim.ts';
 import { InvalidPointerError, readPointer } from './reader/pointer.ts';
 import type { StorageDriver } from './storage/driver.ts';
 import { forEachLimit, listSizes } from './storage/inspect.ts';
+import { DEFAULT_KEEP_CHANGES_DAYS, collectChangeRecords } from './changes/gc.ts';
 
 /**
  * Retention of snapshot versions. Per game, a version is deleted (every file of it) only when it
@@ -26,6 +27,8 @@ export interface GcOptions {
   keep?: number;
   /** Versions younger than this many hours are kept. Default 48. */
   minAgeHours?: number;
+  /** Card change records (changes/) older than this many days are deleted. Default 30. */
+  keepChangesDays?: number;
   /** Decide and report, delete nothing. */
   dryRun?: boolean;
   now?: Date;
@@ -51,6 +54,8 @@ export interface GcResult {
   deletedFiles: number;
   deletedBytes: number;
   deletedClaims: number;
+  /** Card change records past keepChangesDays, removed (or, dry run, found). */
+  deletedChangeRecords: number;
   /** Temporary files left by killed writers (local folders only), removed (or, dry run, found). */
   deletedTemporaries: number;
   deletedTemporaryBytes: number;
@@ -79,6 +84,8 @@ export async function collectGarbage(options: GcOptions): Promise<GcResult> {
   const keep = options.keep ?? DEFAULT_GC_KEEP;
   const minAgeHours = options.minAgeHours ?? DEFAULT_GC_MIN_AGE_HOURS;
   if (!Number.isInteger(keep) || keep < 0) throw new GcUsageError(`keep must be a whole number >= 0, not ${keep}`);
+  const keepChangesDays = options.keepChangesDays ?? DEFAULT_KEEP_CHANGES_DAYS;
+  if (!Number.isFinite(keepChangesDays) || keepChangesDays < 0) throw new GcUsageError(`keepChangesDays must be a number >= 0, not ${keepChangesDays}`);
   if (!Number.isFinite(minAgeHours) || minAgeHours < 0) throw new GcUsageError(`minAgeHours must be a number >= 0, not ${minAgeHours}`);
   const games = options.games && options.games.length > 0 ? [...new Set(options.games)] : [...GAME_SLUGS];
   for (const game of games) {
@@ -87,7 +94,7 @@ export async function collectGarbage(options: GcOptions): Promise<GcResult> {
   const now = (options.now ?? new Date()).getTime();
   const minAgeMs = minAgeHours * 3600_000;
   const result: GcResult = {
-    decisions: [], deletedVersions: 0, deletedFiles: 0, deletedBytes: 0, deletedClaims: 0, deletedTemporaries: 0, deletedTemporaryBytes: 0,
+    decisions: [], deletedVersions: 0, deletedFiles: 0, deletedBytes: 0, deletedClaims: 0, deletedChangeRecords: 0, deletedTemporaries: 0, deletedTemporaryBytes: 0,
     dryRun: options.dryRun === true,
   };
 
@@ -152,6 +159,7 @@ export async function collectGarbage(options: GcOptions): Promise<GcResult> {
         if (!options.dryRun) await driver.delete(key);
       }
     });
+    result.deletedChangeRecords += await collectChangeRecords(driver, game, current, keepChangesDays, now, options.dryRun === true);
   }
 
   // Debris of killed writers (`*.tmp-*`), which listings never show: location-wide.

@@ -25,3 +25,4 @@ export * from './maybe-promise.ts';
 export { forEachLimit, listSizes, storedChecksum, verifyStored } from './storage/inspect.ts';
 export { StorageTimeoutError, watchStorage, type StorageOperation, type StorageWatchOptions } from './storage/watched.ts';
 export { readCatalogCheck, recordCatalogCheck, type CatalogCheck } from './catalog-check.ts';
+export * from './changes/index.ts';

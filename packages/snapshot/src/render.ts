@@ -9,13 +9,14 @@ import { GZIP_OPTIONS, brotliOptions } from './compress-worker.cjs';
  */
 const PAGE_HEAD = Buffer.from('{"data":{"hits":[');
 
-export function pageTail(cursor: string | null, totalHits: number): Buffer {
-  return Buffer.from(`],"cursor":${cursor === null ? 'null' : JSON.stringify(cursor)},"totalHits":${totalHits}}}`);
+/** `indexVersion`: the version the page belongs to (decisions.md "Card changes": a sync checkpoint). */
+export function pageTail(cursor: string | null, totalHits: number, indexVersion: string): Buffer {
+  return Buffer.from(`],"cursor":${cursor === null ? 'null' : JSON.stringify(cursor)},"totalHits":${totalHits},"indexVersion":${JSON.stringify(indexVersion)}}}`);
 }
 
 /** A page from its hit bodies, already joined by commas. */
-export function pageBody(joinedHits: Uint8Array[], cursor: string | null, totalHits: number): Buffer {
-  return Buffer.concat([PAGE_HEAD, ...joinedHits, pageTail(cursor, totalHits)]);
+export function pageBody(joinedHits: Uint8Array[], cursor: string | null, totalHits: number, indexVersion: string): Buffer {
+  return Buffer.concat([PAGE_HEAD, ...joinedHits, pageTail(cursor, totalHits, indexVersion)]);
 }
 
 const CARD_HEAD = Buffer.from('{"data":');

@@ -1,6 +1,7 @@
 /** The document's reusable parameters (components.parameters), each from the contract's own rules. */
 import { CARD_ID_PATTERN, GAME_SLUGS } from '../games.ts';
 import { DECK_LIST_LIMIT, DECK_SORTS, HITS_PER_PAGE } from '../limits.ts';
+import { CHANGES_PARAMETERS } from './changes.ts';
 
 export const PARAMETERS = {
   Slug: { name: 'slug', in: 'path', required: true, description: 'The game.', schema: { type: 'string', enum: [...GAME_SLUGS] } },
@@ -77,4 +78,5 @@ export const PARAMETERS = {
     description: 'ETags of previous responses: 304 Not Modified, without a body, when one still matches. `*` matches any current representation, so it is answered 304 (RFC 9110 §13.1.2).',
     schema: { type: 'string' },
   },
+  ...CHANGES_PARAMETERS,
 } as const;

@@ -6,6 +6,7 @@ import {
   cardEntrySchema, cardsPageResponse, deckDetailSchema, deckDetailsRequest, deckDetailsResponse, deckResponse, deckSchema,
   deckSummarySchema, errorBody, gaTtsCardSchema, gaTtsResponse, gameSchema, gamesResponse, publicDecksResponse,
 } from '../schemas.ts';
+import { changesSchemas } from './changes-schemas.ts';
 
 export type JsonSchema = { [key: string]: unknown };
 
@@ -48,6 +49,7 @@ export function componentSchemas(): { schemas: Record<string, JsonSchema>; respo
     add(cardsPageResponse(model.hit), `${prefix}CardsPage`, `A page of the ${displayName(slug)} card walk. \`cursor\` is null on the last page.`);
     add(z.object({ data: model.card }), `${prefix}CardResponse`, `One ${displayName(slug)} card.`);
   }
+  changesSchemas((schema, id, description) => add(schema, id, description));
   const generated = z.toJSONSchema(registry, {
     target: 'draft-2020-12',
     io: 'output',

@@ -76,7 +76,7 @@ export async function writePagePacks(writer: VersionWriter, entries: readonly Ca
         parts.push(entries[i]!.hit);
       }
       const next = page + 1 < count ? encodeCursor(options.cursorKey, { game, hitsPerPage, version, page: page + 1 }) : null;
-      return pageBody(parts, next, entries.length);
+      return pageBody(parts, next, entries.length, version);
     }, options, (done) => options.onProgress?.({ phase: 'pages', done: pagesDone + done, total: totalPages }));
     pagesDone += count;
     pages[String(hitsPerPage)] = { count, encodings };

@@ -54,6 +54,9 @@ import { writePacks } from './packs.ts';
 import { PointerMovedError, swapPointer } from './pointer.ts';
 import { ensureLocationSecret } from './secret.ts';
 import { VersionWriter } from './version-writer.ts';
+import { CARD_HASHES_FILE } from '../changes/layout.ts';
+import { cardHashes, encodeCardHashes } from '../changes/hashes.ts';
+import { recordChanges } from '../changes/record.ts';
 
 export interface PublishProgress {
   game: string;
@@ -118,6 +121,10 @@ export async function publishVersion(driver: StorageDriver, game: string, entrie
   });
   progress('finishing', 0, 1);
   await writer.drain();
+  // Card changes (changes/): the version's card hashes, then what changed against the base, before the pointer moves.
+  const hashes = await cardHashes(entries);
+  await writer.writeFile(CARD_HASHES_FILE, encodeCardHashes(hashes));
+  if (base?.version !== version) await recordChanges(driver, game, version, base?.version ?? null, hashes);
   const manifest = await writeIndexAndManifest(writer, index, entries.length, options.hitsPerPage, cursorKey);
   await verifyVersion(driver, game, version, manifest);
   await pointAt(driver, game, version, base);

@@ -38,9 +38,12 @@ export class SnapshotReader {
   readonly verifiedCursors = new LRUCache<string, CursorPosition>({ max: 100_000 });
   private readonly versions: VersionCache;
   private readonly pointers: CurrentPointers;
+  /** How long a pointer (or a listing, changes/feed.ts) is trusted before storage is read again. */
+  readonly pointerTtlMs: number;
 
   constructor(readonly driver: StorageDriver, options: SnapshotReaderOptions = {}) {
     const pointerTtlMs = options.pointerTtlMs ?? 1000;
+    this.pointerTtlMs = pointerTtlMs;
     this.ranges = new RangeCache(driver, options.cacheBytes ?? OPERATOR_DEFAULTS.cacheMiB * MIB);
     this.versions = new VersionCache({ ranges: this.ranges, driver, onError: options.onError }, options.maxVersions ?? 16, pointerTtlMs);
     this.pointers = new CurrentPointers(driver, this.versions, pointerTtlMs, options.onError);

@@ -84,6 +84,12 @@ export class SnapshotVersion {
     return andThen(this.readEntry(PACK_CARDS, encoding, this.index.cards.encodings[encoding], i), (bytes) => ({ bytes, etag: this.index.cards.etags[i]!, encoding }));
   }
 
+  /** A card's hit, as the walk serves it (changes/feed.ts), or null when the card is not in this version. */
+  hit(id: string): MaybePromise<Uint8Array | null> {
+    const i = this.position(id);
+    return i === undefined ? null : this.readEntry(PACK_HITS, 'identity', this.index.hits, i);
+  }
+
   /** The card as an object (decks need names, types and images), or null when it is not here. */
   async cardRecord(id: string): Promise<Record<string, unknown> | null> {
     const cached = this.parsedCards.get(id);
@@ -115,7 +121,7 @@ export class SnapshotVersion {
     const last = parts.length - 1;
     if (last >= 0) parts[last] = parts[last]!.subarray(0, parts[last]!.length - 1); // drop the final ','
     const next = page + 1 < this.pageCount(hitsPerPage) ? this.cursorFor(hitsPerPage, page + 1) : null;
-    return pageBody(parts, next, this.totalHits);
+    return pageBody(parts, next, this.totalHits, this.version);
   }
 
   private position(id: string): number | undefined {
