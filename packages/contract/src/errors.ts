@@ -24,6 +24,7 @@ export const ERRORS = {
   invalidCardId: 'Invalid card ID format',
   hitsPerPage: `hitsPerPage must be an integer between ${HITS_PER_PAGE.min} and ${HITS_PER_PAGE.max}`,
   invalidCursor: 'Invalid cursor',
+  searchIndexNotFound: 'Search index not found',
 
   gameIdRequired: 'gameId query parameter is required',
   limitNotInteger: 'limit must be an integer',
@@ -56,6 +57,7 @@ export const ERROR_STATUS: Record<keyof typeof ERRORS, number> = {
   requestTimeout: 408,
   gameNotFound: 404,
   cardNotFound: 404,
+  searchIndexNotFound: 404,
   invalidCardId: 400,
   hitsPerPage: 400,
   invalidCursor: 400,

@@ -9,3 +9,4 @@ export * from './openapi/index.ts';
 export * from './operator-error.ts';
 export * from './operator-defaults.ts';
 export * from './client-header.ts';
+export * from './search.ts';

@@ -1,0 +1,81 @@
+/**
+ * Client-side card search (decisions.md "Search"): what each game's index holds and how it is
+ * named and served. The build (packages/snapshot/src/search), the gateway's /v1/search routes,
+ * the /search page and @snapdeck/client all read these, never retype them.
+ */
+import type { GameSlug } from './games.ts';
+
+/** The engine every index is built with (Pagefind, chunked), and its version. */
+export const SEARCH_ENGINE = { name: 'pagefind', version: '1.6.0' } as const;
+
+/** A filter of a game's index: a hit field whose values (a string, or each string of an array) are counted. */
+export interface SearchFacet {
+  /** The hit field, also the filter's name in the index. */
+  field: string;
+  label: string;
+}
+
+/** What a game's index is made of, by hit field. */
+export interface SearchFields {
+  /** Hit fields whose words are the card's rules text (ranked below the name). */
+  text: readonly string[];
+  /** Hit fields holding card numbers, matched exactly like the id. */
+  numbers: readonly string[];
+  facets: readonly SearchFacet[];
+}
+
+const set: SearchFacet = { field: 'setId', label: 'Set' };
+const rarity: SearchFacet = { field: 'rarity', label: 'Rarity' };
+const cardType: SearchFacet = { field: 'cardType', label: 'Type' };
+const color: SearchFacet = { field: 'color', label: 'Color' };
+
+export const SEARCH_FIELDS: Readonly<Record<GameSlug, SearchFields>> = {
+  digimon: {
+    text: ['effect', 'inheritedEffect', 'securityEffect', 'type', 'form', 'attribute'],
+    numbers: ['cardNumber'],
+    facets: [set, cardType, color, { field: 'level', label: 'Level' }, rarity],
+  },
+  gundam: {
+    text: ['effect', 'traits', 'linkCondition'],
+    numbers: ['cardNumber'],
+    facets: [set, cardType, color, rarity, { field: 'traits', label: 'Trait' }],
+  },
+  'grand-archive': {
+    text: ['effect', 'typeLine'],
+    numbers: [],
+    facets: [set, { field: 'types', label: 'Type' }, { field: 'element', label: 'Element' }, { field: 'classes', label: 'Class' }, rarity],
+  },
+  'chrono-core': {
+    text: ['effect', 'traits'],
+    numbers: ['cardNumber'],
+    facets: [set, cardType, { field: 'slot', label: 'Slot' }, rarity, { field: 'traits', label: 'Trait' }],
+  },
+};
+
+/** The values a hit field contributes to a facet: strings and numbers, one or an array; null and "" none. */
+export function facetValues(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : [value];
+  return list.filter((v) => (typeof v === 'string' && v !== '') || typeof v === 'number').map(String);
+}
+
+/** Where the gateway serves search: the descriptor, and each version's files below it. */
+export const SEARCH_PATHS = {
+  descriptor: (name: string) => `/v1/search/${name}`,
+  base: (name: string, version: string) => `/v1/search/${name}/${version}/`,
+} as const;
+
+/** The file of an index holding its unique card names (for typo-tolerant name matching). */
+export const SEARCH_NAMES_FILE = 'names.json';
+/** The engine's entry module, relative to a version's base URL. */
+export const SEARCH_ENTRY_MODULE = 'pagefind.js';
+
+/** GET /v1/search/{searchIndexName}: the data of the descriptor. */
+export interface SearchDescriptor {
+  name: string;
+  gameId: GameSlug;
+  version: string;
+  engine: string;
+  engineVersion: string;
+  baseUrl: string;
+  facets: SearchFacet[];
+}

@@ -1,0 +1,58 @@
+import * as pagefind from 'pagefind';
+import { SEARCH_ENGINE, SEARCH_NAMES_FILE, type GameSlug } from '@snapdeck/contract';
+import type { CatalogEntry } from '../catalog.ts';
+import { searchDocument } from './documents.ts';
+
+/** One file of a version's search index, as the gateway serves it below the index's base URL. */
+export interface SearchFile {
+  path: string;
+  body: Uint8Array;
+  /** Text (served with brotli or gzip when asked); the engine's own chunks come gzipped inside. */
+  text: boolean;
+}
+
+export class SearchBuildError extends Error {}
+
+/**
+ * The files a client needs: the entry module and its worker, the entry and meta files, the WASM,
+ * and the chunks (index, filter, fragment). The engine's ready-made UIs are left out (the /search
+ * page has its own), and so is anything unexpected.
+ */
+const KEEP = /^(?:pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|wasm\.[a-z-]+\.pagefind|pagefind\.[\w-]+\.pf_meta|(?:index|filter|fragment)\/[\w-]+\.pf_(?:index|filter|fragment))$/;
+const TEXT = /\.(?:js|json)$/;
+
+/** A language Pagefind knows for every card (the catalogs are English). */
+const LANGUAGE = 'en';
+
+/**
+ * Builds one game's search index from exactly `entries` (one document per card, in order) with
+ * Pagefind's Node API (its binary runs as a child process, closed afterwards), plus the file of
+ * unique card names that clients use for typo-tolerant name matching.
+ */
+export async function buildSearchFiles(game: GameSlug, entries: readonly CatalogEntry[], onDone?: (done: number) => void): Promise<SearchFile[]> {
+  const names = new Set<string>();
+  try {
+    const created = await pagefind.createIndex({ forceLanguage: LANGUAGE });
+    const index = created.index;
+    if (!index) throw new SearchBuildError(`search index of ${game}: ${created.errors.join('; ')}`);
+    for (let i = 0; i < entries.length; i++) {
+      const doc = searchDocument(game, entries[i]!.hit);
+      names.add(doc.name);
+      const added = await index.addHTMLFile({ url: `/${encodeURIComponent(doc.id)}`, content: doc.html });
+      if (added.errors.length > 0) throw new SearchBuildError(`search index of ${game}, card ${doc.id}: ${added.errors.join('; ')}`);
+      if ((i + 1) % 1000 === 0) onDone?.(i + 1);
+    }
+    const got = await index.getFiles();
+    if (got.errors.length > 0) throw new SearchBuildError(`search index of ${game}: ${got.errors.join('; ')}`);
+    const files: SearchFile[] = got.files
+      .filter((file) => KEEP.test(file.path))
+      .map((file) => ({ path: file.path, body: file.content, text: TEXT.test(file.path) }));
+    if (!files.some((file) => file.path === 'pagefind-entry.json')) throw new SearchBuildError(`search index of ${game}: ${SEARCH_ENGINE.name} wrote no entry file`);
+    const sortedNames = [...names].sort();
+    files.push({ path: SEARCH_NAMES_FILE, body: Buffer.from(JSON.stringify(sortedNames)), text: true });
+    onDone?.(entries.length);
+    return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  } finally {
+    await pagefind.close();
+  }
+}
