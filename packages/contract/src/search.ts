@@ -7,6 +7,8 @@ import type { GameSlug } from './games.ts';
 
 /** The engine every index is built with (Pagefind, chunked), and its version. */
 export const SEARCH_ENGINE = { name: 'pagefind', version: '1.6.0' } as const;
+/** The fuzzy name matcher shipped beside it (SEARCH_FUZZY_MODULE). */
+export const SEARCH_FUZZY_ENGINE = { name: 'minisearch', version: '7.2.0' } as const;
 
 /** A filter of a game's index: a hit field whose values (a string, or each string of an array) are counted. */
 export interface SearchFacet {
@@ -66,10 +68,12 @@ export const SEARCH_PATHS = {
 
 /** The file of an index holding its unique card names (for typo-tolerant name matching). */
 export const SEARCH_NAMES_FILE = 'names.json';
+/** The fuzzy name matcher's module (MiniSearch 7, ES module) shipped in every index. */
+export const SEARCH_FUZZY_MODULE = 'minisearch.js';
 /** The engine's entry module, relative to a version's base URL. */
 export const SEARCH_ENTRY_MODULE = 'pagefind.js';
 
-/** GET /v1/search/{searchIndexName}: the data of the descriptor. */
+/** GET /v1/search/{searchIndexName}: the data of the descriptor (its zod schema: search-schema.ts). */
 export interface SearchDescriptor {
   name: string;
   gameId: GameSlug;

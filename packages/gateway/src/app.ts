@@ -16,6 +16,7 @@ import { gamesRoutes } from './routes/games.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { openApiRoutes } from './routes/openapi.ts';
+import { searchRoutes } from './routes/search.ts';
 import { unmatchedRoute } from './routes/unmatched.ts';
 import { CatalogVersions } from './versions.ts';
 
@@ -74,6 +75,7 @@ export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
   gamesRoutes(routes);
   cardRoutes(routes);
   deckRoutes(routes);
+  searchRoutes(routes);
   openApiRoutes(routes);
   docsRoutes(routes);
   healthRoutes(routes);

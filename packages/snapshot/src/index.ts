@@ -25,3 +25,5 @@ export * from './maybe-promise.ts';
 export { forEachLimit, listSizes, storedChecksum, verifyStored } from './storage/inspect.ts';
 export { StorageTimeoutError, watchStorage, type StorageOperation, type StorageWatchOptions } from './storage/watched.ts';
 export { readCatalogCheck, recordCatalogCheck, type CatalogCheck } from './catalog-check.ts';
+export { SearchIndexes, type LoadedSearchTable, type SearchFileBody } from './search/reader.ts';
+export { decodeSearchTable, type SearchTable, type SearchTableFile } from './search/table.ts';

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import * as pagefind from 'pagefind';
-import { SEARCH_ENGINE, SEARCH_NAMES_FILE, type GameSlug } from '@snapdeck/contract';
+import { SEARCH_ENGINE, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, type GameSlug } from '@snapdeck/contract';
 import type { CatalogEntry } from '../catalog.ts';
 import { searchDocument } from './documents.ts';
 
@@ -20,6 +22,16 @@ export class SearchBuildError extends Error {}
  */
 const KEEP = /^(?:pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|wasm\.[a-z-]+\.pagefind|pagefind\.[\w-]+\.pf_meta|(?:index|filter|fragment)\/[\w-]+\.pf_(?:index|filter|fragment))$/;
 const TEXT = /\.(?:js|json)$/;
+
+/**
+ * MiniSearch's ES module, shipped inside every index: clients build a small fuzzy index of the
+ * card names from names.json with it (Pagefind has no typo tolerance), so neither the browser
+ * page nor @snapdeck/client carries a search engine of its own.
+ */
+function fuzzyModule(): Buffer {
+  const file = fileURLToPath(import.meta.resolve('minisearch')); // the ES build ("import" condition)
+  return Buffer.from(readFileSync(file, 'utf8').replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n'));
+}
 
 /** A language Pagefind knows for every card (the catalogs are English). */
 const LANGUAGE = 'en';
@@ -50,6 +62,7 @@ export async function buildSearchFiles(game: GameSlug, entries: readonly Catalog
     if (!files.some((file) => file.path === 'pagefind-entry.json')) throw new SearchBuildError(`search index of ${game}: ${SEARCH_ENGINE.name} wrote no entry file`);
     const sortedNames = [...names].sort();
     files.push({ path: SEARCH_NAMES_FILE, body: Buffer.from(JSON.stringify(sortedNames)), text: true });
+    files.push({ path: SEARCH_FUZZY_MODULE, body: fuzzyModule(), text: true });
     onDone?.(entries.length);
     return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   } finally {
