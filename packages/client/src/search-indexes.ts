@@ -1,5 +1,4 @@
-import type { GameSlug } from '@snapdeck/contract/games';
-import type { SearchDescriptor } from '@snapdeck/contract/search';
+import type { GameSlug, SearchDescriptor } from '@snapdeck/contract';
 import type { Transport } from './http.ts';
 import { SearchIndex, descriptorPath, type SearchOptions, type SearchResult } from './search.ts';
 import type { GameHits } from './types.ts';
@@ -25,18 +24,19 @@ export class OpenSearchIndexes {
   }
 
   async search<G extends GameSlug>(game: G, query: string, options: SearchOptions): Promise<SearchResult<GameHits[G]>> {
+    return ((await this.current(game)) as SearchIndex<G>).search(query, options);
+  }
+
+  /** The kept index of the game, reopened when the game's version moved (checked every RECHECK_MS). */
+  private async current(game: GameSlug): Promise<SearchIndex<GameSlug>> {
     const kept = this.open_.get(game);
-    let index: SearchIndex<G>;
-    if (kept && Date.now() - kept.checkedAt < RECHECK_MS) {
-      index = (await kept.index) as SearchIndex<G>;
-    } else {
-      const descriptor = await this.descriptor(game);
-      const previous = kept ? ((await kept.index.catch(() => null)) as SearchIndex<G> | null) : null;
-      const opening = previous?.version === descriptor.version ? Promise.resolve(previous) : SearchIndex.open(game, descriptor, `${this.http.base}/`, this.http.fetch);
-      this.open_.set(game, { index: opening, checkedAt: Date.now() });
-      opening.catch(() => this.open_.delete(game));
-      index = await opening;
-    }
-    return index.search(query, options);
+    if (kept && Date.now() - kept.checkedAt < RECHECK_MS) return kept.index;
+    const descriptor = await this.descriptor(game);
+    const previous = kept ? await kept.index.catch(() => null) : null;
+    const opening: Promise<SearchIndex<GameSlug>> =
+      previous !== null && previous.version === descriptor.version ? Promise.resolve(previous) : SearchIndex.open<GameSlug>(game, descriptor, `${this.http.base}/`, this.http.fetch);
+    this.open_.set(game, { index: opening, checkedAt: Date.now() });
+    opening.catch(() => this.open_.get(game)?.index === opening && this.open_.delete(game));
+    return opening;
   }
 }

@@ -1,5 +1,5 @@
-import { findGame, type GameSlug } from '@snapdeck/contract/games';
-import { SEARCH_ENTRY_MODULE, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS, type SearchDescriptor } from '@snapdeck/contract/search';
+import type { GameSlug, SearchDescriptor } from '@snapdeck/contract';
+import { SEARCH_ENTRY_MODULE, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract/search';
 import { NotFoundError } from './errors.ts';
 import type { GameHits } from './types.ts';
 
@@ -40,9 +40,10 @@ type FuzzyConstructor = new (options: Record<string, unknown>) => Fuzzy & { addA
  */
 async function importText<T>(code: string, url: string, baseUrl: string): Promise<T> {
   // Browsers import the file itself (same origin as the API, or CORS); Node imports no http(s) URL.
-  if (typeof globalThis.Buffer === 'undefined') return import(/* @vite-ignore */ url) as Promise<T>;
+  const nodeBuffer = (globalThis as { Buffer?: { from(text: string): { toString(encoding: 'base64'): string } } }).Buffer;
+  if (nodeBuffer === undefined) return import(/* @vite-ignore */ url) as Promise<T>;
   const unique = `${code}\n// ${baseUrl}\n`;
-  return import(`data:text/javascript;base64,${globalThis.Buffer.from(unique).toString('base64')}`) as Promise<T>;
+  return import(`data:text/javascript;base64,${nodeBuffer.from(unique).toString('base64')}`) as Promise<T>;
 }
 
 const DEFAULT_LIMIT = 10;
@@ -130,9 +131,9 @@ export class SearchIndex<G extends GameSlug> {
 
 /** The search index name of a public game (as GET /v1/games lists it). */
 export function searchIndexNameOf(game: GameSlug): string {
-  const found = findGame(game);
-  if (!found) throw new TypeError(`unknown game ${JSON.stringify(game)}`);
-  return found.searchIndexName;
+  const name = Object.hasOwn(SEARCH_INDEX_NAMES, game) ? SEARCH_INDEX_NAMES[game] : undefined;
+  if (name === undefined) throw new TypeError(`unknown game ${JSON.stringify(game)}`);
+  return name;
 }
 
 export const descriptorPath = (game: GameSlug): string => SEARCH_PATHS.descriptor(searchIndexNameOf(game)).replace(/^\/v1/, '');

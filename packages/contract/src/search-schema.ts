@@ -1,7 +1,6 @@
 /** The search descriptor's schema (the OpenAPI document's SearchIndexResponse); kept apart from search.ts so the client never loads zod. */
 import { z } from 'zod';
 import { GAME_SLUGS } from './games.ts';
-import type { SearchDescriptor } from './search.ts';
 
 /** GET /v1/search/{searchIndexName}: the descriptor of a game's current index. */
 export const searchDescriptorSchema = z.object({
@@ -15,6 +14,5 @@ export const searchDescriptorSchema = z.object({
 });
 export const searchDescriptorResponse = z.object({ data: searchDescriptorSchema });
 
-/** The schema and the interface agree. */
-const _agrees: z.infer<typeof searchDescriptorSchema> extends SearchDescriptor ? true : never = true;
-void _agrees;
+/** GET /v1/search/{searchIndexName}: the data of the descriptor. */
+export type SearchDescriptor = z.infer<typeof searchDescriptorSchema>;

@@ -3,7 +3,7 @@
  * named and served. The build (packages/snapshot/src/search), the gateway's /v1/search routes,
  * the /search page and @snapdeck/client all read these, never retype them.
  */
-import type { GameSlug } from './games.ts';
+import { GAMES, type GameSlug } from './games.ts';
 
 /** The engine every index is built with (Pagefind, chunked), and its version. */
 export const SEARCH_ENGINE = { name: 'pagefind', version: '1.6.0' } as const;
@@ -73,13 +73,5 @@ export const SEARCH_FUZZY_MODULE = 'minisearch.js';
 /** The engine's entry module, relative to a version's base URL. */
 export const SEARCH_ENTRY_MODULE = 'pagefind.js';
 
-/** GET /v1/search/{searchIndexName}: the data of the descriptor (its zod schema: search-schema.ts). */
-export interface SearchDescriptor {
-  name: string;
-  gameId: GameSlug;
-  version: string;
-  engine: string;
-  engineVersion: string;
-  baseUrl: string;
-  facets: SearchFacet[];
-}
+/** Each public game's searchIndexName (games.ts names them), by slug. */
+export const SEARCH_INDEX_NAMES = Object.fromEntries(GAMES.map((game) => [game.slug, game.searchIndexName])) as Readonly<Record<GameSlug, string>>;
