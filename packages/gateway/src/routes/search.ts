@@ -8,11 +8,11 @@ import { sendAs, sendError, sendRendered, sendRepresentation } from '../http/res
 import { addSurrogateKeys, gameKey } from '../http/surrogate-keys.ts';
 import { meterAddress } from '../middleware/quota.ts';
 import { varyOn } from '../middleware/vary.ts';
+import type { GatewayEnv } from '../env.ts';
 import type { GatewayRoutes } from '../router.ts';
 
 /** Public games by the name of their search index (playtest and other internal games have none). */
 const GAME_BY_INDEX = new Map(GAMES.map((game) => [game.searchIndexName, game]));
-const PREFIX = '/v1/search/';
 
 /**
  * Client-side search (decisions.md "Search"): the descriptor of a game's current index, and the
@@ -48,14 +48,14 @@ export function searchRoutes({ get, versions, quota, addressQuota, trustProxy }:
     return sendRendered(c, JSON.stringify({ data }), { cacheControl: CACHE.searchDescriptor });
   });
 
-  get('/v1/search/:name/:version/*', varyOn(), metered, async (c) => {
-    const name = c.req.param('name')!;
-    const version = c.req.param('version')!;
-    const game = GAME_BY_INDEX.get(name);
+  /** A file of a kept version's index: `file` at the top, or `folder/file` (index, filter and fragment chunks). */
+  const serveFile = async (c: Context<GatewayEnv>, path: string) => {
+    const game = GAME_BY_INDEX.get(c.req.param('name')!);
     if (!game) return sendError(c, 'searchIndexNotFound');
-    const path = c.req.path.slice(PREFIX.length + name.length + 1 + version.length + 1);
-    const body = await indexes.file(game.slug, version, path, negotiateEncoding(c));
+    const body = await indexes.file(game.slug, c.req.param('version')!, path, negotiateEncoding(c));
     if (!body) return sendError(c, 'searchIndexNotFound');
     return sendRepresentation(c, body, asFor(body.contentType));
-  });
+  };
+  get('/v1/search/:name/:version/:file', varyOn(), metered, (c) => serveFile(c, c.req.param('file')!));
+  get('/v1/search/:name/:version/:folder/:file', varyOn(), metered, (c) => serveFile(c, `${c.req.param('folder')!}/${c.req.param('file')!}`));
 }
