@@ -46,8 +46,9 @@ afterAll(async () => {
 
 /** Waits until the page has rendered a search started after `before`. */
 async function settled(page: Page, before: number): Promise<number> {
-  await page.waitForFunction((n) => Number(document.body.dataset.ready ?? 0) > n, before, { timeout: 30_000 });
-  return Number(await page.evaluate(() => document.body.dataset.ready));
+  const ready = async () => Number((await page.getAttribute('body', 'data-ready')) ?? 0);
+  await expect.poll(ready, { timeout: 30_000, interval: 50 }).toBeGreaterThan(before);
+  return ready();
 }
 
 /** A name's one-letter typo: its longest word (≥ 6 letters) with one inner letter replaced. */
