@@ -1,5 +1,5 @@
 import type { GameSlug, SearchDescriptor } from '@snapdeck/contract';
-import { SEARCH_ENTRY_MODULE, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract/search';
+import { ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_NAMES_FILE, SEARCH_PATHS, compactId } from '@snapdeck/contract/search';
 import { NotFoundError } from './errors.ts';
 import type { GameHits } from './types.ts';
 
@@ -89,7 +89,8 @@ export class SearchIndex<G extends GameSlug> {
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult<GameHits[G]>> {
     const term = query.trim();
     const filters = options.filters ?? {};
-    let found = await this.engine.search(term === '' ? null : term, { filters });
+    let found = ID_LIKE_QUERY.test(term) ? await this.engine.search(compactId(term), { filters }) : null;
+    if (found === null || found.results.length === 0) found = await this.engine.search(term === '' ? null : term, { filters });
     let correctedTo: string | undefined;
     if (found.results.length === 0 && term !== '') {
       const name = await this.closestName(term);

@@ -35,7 +35,7 @@ export const SEARCH_FIELDS: Readonly<Record<GameSlug, SearchFields>> = {
   digimon: {
     text: ['effect', 'inheritedEffect', 'securityEffect', 'type', 'form', 'attribute'],
     numbers: ['cardNumber'],
-    facets: [set, cardType, color, { field: 'level', label: 'Level' }, rarity],
+    facets: [set, cardType, color, rarity],
   },
   gundam: {
     text: ['effect', 'traits', 'linkCondition'],
@@ -59,6 +59,18 @@ export function facetValues(value: unknown): string[] {
   const list = Array.isArray(value) ? value : [value];
   return list.filter((v) => (typeof v === 'string' && v !== '') || typeof v === 'number').map(String);
 }
+
+/**
+ * An id or card number as one word: its letters and digits in lower case, then `_` (a word
+ * character to Pagefind, never part of an id's letters and digits), so that no other id's word
+ * starts with it and Pagefind's prefix matching cannot rank `aesan-burn-2` above `aesan-burn`.
+ * Indexed beside the id; what a client searches when a query is one id-like word (`BT1-001` →
+ * `bt1001_`).
+ */
+export const compactId = (id: string): string => `${id.replace(/[^\p{L}\p{N}]+/gu, '').toLowerCase()}_`;
+
+/** A query that may be an id: one word with a separator inside (`BT1-010`, `aesan-burn-2`). */
+export const ID_LIKE_QUERY = /^[\p{L}\p{N}]+(?:[-_.][\p{L}\p{N}]+)+$/u;
 
 /** Where the gateway serves search: the descriptor, and each version's files below it. */
 export const SEARCH_PATHS = {

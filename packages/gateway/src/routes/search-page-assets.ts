@@ -4,7 +4,7 @@
  * engine and its chunks under the descriptor's baseUrl) and runs every query in the browser.
  * Card data is only ever written with textContent, never as HTML.
  */
-import { GAMES, SEARCH_ENTRY_MODULE, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract';
+import { GAMES, ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, compactId, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract';
 
 export const SEARCH_PAGE = `<!doctype html>
 <html lang="en">
@@ -56,6 +56,8 @@ const games = GAMES.map((g) => ({ slug: g.slug, displayName: g.displayName, desc
 
 export const SEARCH_APP = `const GAMES = ${JSON.stringify(games)};
 const FILES = ${JSON.stringify({ entry: SEARCH_ENTRY_MODULE, fuzzy: SEARCH_FUZZY_MODULE, names: SEARCH_NAMES_FILE })};
+const ID_LIKE = ${ID_LIKE_QUERY.toString()};
+const compactId = ${compactId.toString()};
 const $ = (id) => document.getElementById(id);
 const el = (tag, className, text) => { const node = document.createElement(tag); if (className) node.className = className; if (text !== undefined) node.textContent = text; return node; };
 const opened = new Map();
@@ -140,7 +142,8 @@ async function search() {
   try {
     $('status').textContent = 'Searching…';
     const index = await openIndex(state.game);
-    let found = await index.engine.search(term === '' ? null : term, { filters: state.filters });
+    let found = ID_LIKE.test(term) ? await index.engine.search(compactId(term), { filters: state.filters }) : null;
+    if (found === null || found.results.length === 0) found = await index.engine.search(term === '' ? null : term, { filters: state.filters });
     let note = '';
     if (found.results.length === 0 && term !== '') {
       const name = await closestName(index, term);

@@ -1,4 +1,4 @@
-import { CARD_MODELS, SEARCH_FIELDS, facetValues, type GameSlug } from '@snapdeck/contract';
+import { CARD_MODELS, SEARCH_FIELDS, compactId, facetValues, type GameSlug } from '@snapdeck/contract';
 
 /**
  * A card as the search engine indexes it (decisions.md "Search"): the name's words weighted
@@ -29,13 +29,16 @@ export function searchDocument(game: GameSlug, hitJson: Uint8Array): SearchDocum
   const fields = SEARCH_FIELDS[game];
   const name = CARD_MODELS[game].nameOf(hit as never);
   const numbers = [...new Set([hit.id, ...fields.numbers.map((f) => textOf(hit[f]))].filter(Boolean))];
+  // Pagefind splits "BT1-001" and "aesan-burn-2" into words; the compact form is one word, so an
+  // id typed whole finds that card first (the client searches it: SEARCH_COMPACT).
+  const compact = [...new Set(numbers.map(compactId))];
   const rules = fields.text.map((f) => textOf(hit[f])).filter(Boolean);
   const filters = fields.facets.flatMap((facet) => facetValues(hit[facet.field]).map((value) =>
     `<span data-pagefind-filter="${escapeHtml(facet.field)}">${escapeHtml(value)}</span>`));
   const html = [
     '<html lang="en"><body>',
     `<h1 data-pagefind-weight="${WEIGHT.name}">${escapeHtml(name)}</h1>`,
-    `<p data-pagefind-weight="${WEIGHT.number}">${numbers.map(escapeHtml).join(' ')}</p>`,
+    `<p data-pagefind-weight="${WEIGHT.number}">${[...numbers, ...compact].map(escapeHtml).join(' ')}</p>`,
     ...rules.map((text) => `<p data-pagefind-weight="${WEIGHT.text}">${escapeHtml(text)}</p>`),
     // Ignored for words, kept for filters and metadata.
     `<div data-pagefind-ignore>${filters.join('')}`,
