@@ -1,5 +1,5 @@
 import type { GameSlug, SearchDescriptor } from '@snapdeck/contract';
-import { ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_NAMES_FILE, SEARCH_PATHS, compactId } from '@snapdeck/contract/search';
+import { ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, nameHasWords, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_NAMES_FILE, SEARCH_PATHS, compactId } from '@snapdeck/contract/search';
 import { NotFoundError } from './errors.ts';
 import type { GameHits } from './types.ts';
 
@@ -48,6 +48,7 @@ async function importText<T>(code: string, url: string, baseUrl: string): Promis
 
 const DEFAULT_LIMIT = 10;
 
+
 /**
  * One opened search index of one version (decisions.md "Search"): Pagefind's chunked index, run
  * here, fetching only the chunks a query needs from the gateway (every file of a version is
@@ -91,16 +92,21 @@ export class SearchIndex<G extends GameSlug> {
     const filters = options.filters ?? {};
     let found = ID_LIKE_QUERY.test(term) ? await this.engine.search(compactId(term), { filters }) : null;
     if (found === null || found.results.length === 0) found = await this.engine.search(term === '' ? null : term, { filters });
+    const limit = options.limit ?? DEFAULT_LIMIT;
+    let data = await Promise.all(found.results.slice(0, limit).map((result) => result.data()));
     let correctedTo: string | undefined;
-    if (found.results.length === 0 && term !== '') {
+    // Nothing found, or no hit shown whose name has every word typed: the words may hold a typo.
+    if (term !== '' && !ID_LIKE_QUERY.test(term) && !data.some((d) => nameHasWords(d.meta.title ?? '', term))) {
       const name = await this.closestName(term);
-      if (name !== null) {
-        found = await this.engine.search(name, { filters });
-        if (found.results.length > 0) correctedTo = name;
+      if (name !== null && name.toLowerCase() !== term.toLowerCase()) {
+        const retry = await this.engine.search(name, { filters });
+        if (retry.results.length > 0) {
+          found = retry;
+          data = await Promise.all(found.results.slice(0, limit).map((result) => result.data()));
+          correctedTo = name;
+        }
       }
     }
-    const limit = options.limit ?? DEFAULT_LIMIT;
-    const data = await Promise.all(found.results.slice(0, limit).map((result) => result.data()));
     return {
       version: this.version,
       total: found.results.length,
@@ -125,7 +131,7 @@ export class SearchIndex<G extends GameSlug> {
       return { index, names };
     })();
     const { index, names } = await this.fuzzy;
-    const best = index.search(term, { combineWith: 'AND' })[0] ?? index.search(term, {})[0];
+    const best = index.search(term, { combineWith: 'AND' })[0];
     return best ? names[best.id]! : null;
   }
 }

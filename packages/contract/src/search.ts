@@ -72,6 +72,16 @@ export const compactId = (id: string): string => `${id.replace(/[^\p{L}\p{N}]+/g
 /** A query that may be an id: one word with a separator inside (`BT1-010`, `aesan-burn-2`). */
 export const ID_LIKE_QUERY = /^[\p{L}\p{N}]+(?:[-_.][\p{L}\p{N}]+)+$/u;
 
+/**
+ * Whether a card name has every word of a query (the last one also as a prefix of a word), case
+ * and accents aside. When no hit shown passes, clients try the closest card name (a typo). Self-
+ * contained: the /search page embeds its source.
+ */
+export const nameHasWords = (name: string, query: string): boolean => {
+  const [words, typed] = [name, query].map((text) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean)) as [string[], string[]];
+  return typed.every((word, i) => words.some((w) => w === word || (i === typed.length - 1 && w.startsWith(word))));
+};
+
 /** Where the gateway serves search: the descriptor, and each version's files below it. */
 export const SEARCH_PATHS = {
   descriptor: (name: string) => `/v1/search/${name}`,

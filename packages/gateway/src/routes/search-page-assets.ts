@@ -4,7 +4,7 @@
  * engine and its chunks under the descriptor's baseUrl) and runs every query in the browser.
  * Card data is only ever written with textContent, never as HTML.
  */
-import { GAMES, ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, compactId, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract';
+import { GAMES, ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, compactId, nameHasWords, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract';
 
 export const SEARCH_PAGE = `<!doctype html>
 <html lang="en">
@@ -58,6 +58,7 @@ export const SEARCH_APP = `const GAMES = ${JSON.stringify(games)};
 const FILES = ${JSON.stringify({ entry: SEARCH_ENTRY_MODULE, fuzzy: SEARCH_FUZZY_MODULE, names: SEARCH_NAMES_FILE })};
 const ID_LIKE = ${ID_LIKE_QUERY.toString()};
 const compactId = ${compactId.toString()};
+const nameHasWords = ${nameHasWords.toString()};
 const $ = (id) => document.getElementById(id);
 const el = (tag, className, text) => { const node = document.createElement(tag); if (className) node.className = className; if (text !== undefined) node.textContent = text; return node; };
 const opened = new Map();
@@ -90,7 +91,7 @@ async function closestName(index, term) {
     return { mini, names };
   })();
   const { mini, names } = await index.fuzzy;
-  const best = mini.search(term, { combineWith: 'AND' })[0] ?? mini.search(term)[0];
+  const best = mini.search(term, { combineWith: 'AND' })[0];
   return best ? names[best.id] : null;
 }
 
@@ -145,14 +146,18 @@ async function search() {
     let found = ID_LIKE.test(term) ? await index.engine.search(compactId(term), { filters: state.filters }) : null;
     if (found === null || found.results.length === 0) found = await index.engine.search(term === '' ? null : term, { filters: state.filters });
     let note = '';
-    if (found.results.length === 0 && term !== '') {
+    let data = await Promise.all(found.results.slice(0, 25).map((r) => r.data()));
+    if (term !== '' && !ID_LIKE.test(term) && !data.some((d) => nameHasWords(d.meta.title ?? '', term))) {
       const name = await closestName(index, term);
-      if (name) {
+      if (name && name.toLowerCase() !== term.toLowerCase()) {
         const retry = await index.engine.search(name, { filters: state.filters });
-        if (retry.results.length > 0) { found = retry; note = 'Showing results for ' + name; }
+        if (retry.results.length > 0) {
+          found = retry;
+          data = await Promise.all(found.results.slice(0, 25).map((r) => r.data()));
+          note = 'Showing results for ' + name;
+        }
       }
     }
-    const data = await Promise.all(found.results.slice(0, 25).map((r) => r.data()));
     if (run !== state.run) return;
     renderFacets(index.descriptor, found.filters);
     renderHits(data.map((d) => JSON.parse(d.meta.hit)));
