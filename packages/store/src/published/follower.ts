@@ -1,5 +1,5 @@
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
-import { readPointer, type StorageDriver } from '@snapdeck/snapshot';
+import { readPointer, watchStorage, type StorageDriver } from '@snapdeck/snapshot';
 import { StoreUnavailableError, type StoreLease, type StoreRefusal, type StoreSource, type StoreStatus } from '../source.ts';
 import { DamagedObjects, OutageLog, Refusals, WaitingOutDamage, type FollowerLog } from './follower-health.ts';
 import { PollLoop } from './follower-poll.ts';
@@ -16,6 +16,13 @@ export interface StoreFollowerOptions {
   cacheDir?: string;
   /** How often the pointer is read. Default OPERATOR_DEFAULTS.storePollMs, 1 s (key changes land within it plus a download). */
   pollMs?: number;
+  /**
+   * Every storage read of a poll or a download (pointer, manifest, part objects) not answered
+   * within this long is given up (StorageTimeoutError): the poll fails like an unreachable storage
+   * and is tried again soon, so a frozen storage never hangs the follower. Default
+   * OPERATOR_DEFAULTS.storePollTimeoutMs; writes (the presence record) are not cut short.
+   */
+  pollTimeoutMs?: number;
   /**
    * Fail closed: once storage has not confirmed the served version for this long, keyed
    * endpoints and GET /decks/{id} answer 500 and /readyz 503 (revocations may be unseen).
@@ -66,7 +73,10 @@ export class StoreFollower implements StoreSource {
   private readonly refusals: Refusals;
   private readonly presence: StorePresence; // what this gateway serves, told to writers (a purge waits for it)
 
-  constructor(private readonly driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
+  private readonly driver: StorageDriver;
+
+  constructor(driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
+    this.driver = watchStorage(driver, { timeoutMs: options.pollTimeoutMs ?? OPERATOR_DEFAULTS.storePollTimeoutMs });
     this.loop = new PollLoop(() => this.refreshOnce(), options.pollMs ?? OPERATOR_DEFAULTS.storePollMs);
     this.pointerOutage = new OutageLog(options.log, `the store at ${driver.location}`, options.reportedOutage);
     this.decksOutage = new OutageLog(options.log, `the decks part download from ${driver.location}`, options.reportedOutage);
