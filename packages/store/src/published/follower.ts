@@ -1,42 +1,19 @@
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { readPointer, watchStorage, type StorageDriver } from '@snapdeck/snapshot';
 import { StoreUnavailableError, type StoreLease, type StoreRefusal, type StoreSource, type StoreStatus } from '../source.ts';
-import { DamagedObjects, OutageLog, Refusals, WaitingOutDamage, type FollowerLog } from './follower-health.ts';
+import { DamagedObjects, OutageLog, Refusals, WaitingOutDamage } from './follower-health.ts';
+import type { StoreFollowerOptions } from './follower-options.ts';
 import { PollLoop } from './follower-poll.ts';
 import { CacheFolder } from './follower-record.ts';
 import { FollowedView, OpenPart, closeView, leaseOn, retireReplaced } from './follower-view.ts';
 import { storeLayout, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
-import { StoreDamagedError, downloadPart, hasPart } from './parts.ts';
+import { fetchPart } from './part-fetch.ts';
+import { StoreDamagedError, hasPart } from './parts.ts';
 import { readStoreManifest } from './publish.ts';
 import { StorePresence, retiredPartsDrained, servedStateOf } from './presence.ts';
 import { orderOf, positionOf, type StorePosition } from './version-order.ts';
 
-export interface StoreFollowerOptions {
-  /** Folder for downloaded parts; default: a new temporary folder, removed on close. */
-  cacheDir?: string;
-  /** How often the pointer is read. Default OPERATOR_DEFAULTS.storePollMs, 1 s (key changes land within it plus a download). */
-  pollMs?: number;
-  /**
-   * Every storage read of a poll or a download (pointer, manifest, part objects) not answered
-   * within this long is given up (StorageTimeoutError): the poll fails like an unreachable storage
-   * and is tried again soon, so a frozen storage never hangs the follower. Default
-   * OPERATOR_DEFAULTS.storePollTimeoutMs; writes (the presence record) are not cut short.
-   */
-  pollTimeoutMs?: number;
-  /**
-   * Fail closed: once storage has not confirmed the served version for this long, keyed
-   * endpoints and GET /decks/{id} answer 500 and /readyz 503 (revocations may be unseen).
-   * Default: never (keep serving the last version).
-   */
-  maxAgeMs?: number;
-  /** Longest wait in start() for the first download (it goes on in the background). Default 30 s. */
-  startWaitMs?: number;
-  /** How often the presence record (presence.ts) is rewritten besides each change. Default OPERATOR_DEFAULTS.storePresenceMs. */
-  presenceMs?: number;
-  log?: FollowerLog;
-  /** Errors the caller already logs as a storage outage (decisions.md: logged once): not logged again. */
-  reportedOutage?: (error: unknown) => boolean;
-}
+export type { StoreFollowerOptions } from './follower-options.ts';
 
 /**
  * `serve --store LOCATION`: follows the published store (published/layout.ts). Every `pollMs` the
@@ -66,6 +43,8 @@ export class StoreFollower implements StoreSource {
   /** The newest version served (the cache folder's record remembers it across restarts). */
   private served: StorePosition | null = null;
   private refused: StoreRefusal | null = null;
+  /** Bytes of part objects downloaded since start (status(), the store benchmark). */
+  private downloadedBytes = 0;
   private readonly loop: PollLoop;
   private readonly damaged = new DamagedObjects();
   private readonly pointerOutage: OutageLog;
@@ -165,9 +144,11 @@ export class StoreFollower implements StoreSource {
     else outage.failed(error);
   }
 
+  /** A part's file, from the cache folder, else made from the decks served plus what they lack (part-fetch.ts), else downloaded. */
   private async openPart(part: StorePart, ref: PartRef): Promise<OpenPart> {
     const file = this.cache.partFile(part, ref);
-    if (!(await hasPart(file, ref))) await this.damaged.read(`${part} ${ref.sha256}`, () => downloadPart(this.driver, part, ref, file));
+    const have = part === 'decks' && this.current ? { ref: this.current.deckPart.ref, file: this.current.deckPart.file } : undefined;
+    if (!(await hasPart(file, ref))) this.downloadedBytes += await this.damaged.read(`${part} ${ref.sha256}`, () => fetchPart(this.driver, part, ref, file, have));
     return new OpenPart(part, ref, file);
   }
 
@@ -292,6 +273,7 @@ export class StoreFollower implements StoreSource {
       sequence: view?.position.sequence ?? null,
       refused: this.refused,
       refusedPointers: this.refusals.count,
+      downloadedBytes: this.downloadedBytes,
     };
   }
 
