@@ -143,7 +143,8 @@ export async function publishDecksPart(db: Db, driver: StorageDriver, from: Part
   const ratio = options.rebaseRatio ?? DECKS_REBASE_RATIO;
   const { size: nextSize } = await stat(next);
   const usable = held !== null && nextSize >= (options.deltaMinBytes ?? DECKS_DELTA_MIN_BYTES);
-  const { sha256, size, changed } = await compare(next, pageSize, usable ? held : null, ratio * nextSize);
+  // Pages are collected up to the default ratio even under a lower one: a rebase still sends them as its bridge.
+  const { sha256, size, changed } = await compare(next, pageSize, usable ? held : null, Math.max(ratio, DECKS_REBASE_RATIO) * nextSize);
   const commit = async () => {
     await rename(next, join(dir, `${sha256}.db`));
     for (const name of await readdir(dir)) if (name !== `${sha256}.db`) await rm(join(dir, name), { force: true });
