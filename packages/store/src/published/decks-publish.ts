@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import type { StorageDriver } from '@snapdeck/snapshot';
+import { sha256OfFile, type StorageDriver } from '@snapdeck/snapshot';
 import type { Db } from '../db/database.ts';
 import { deltaObjects, storedUnder, type DeltaRef, type PartRef } from './layout.ts';
 import { deltaRefOf, encodeDelta } from './page-delta.ts';
@@ -114,6 +114,16 @@ async function pagedCopy(db: Db, file: string): Promise<{ generation: number; pa
   }
 }
 
+/**
+ * A publish killed after its pointer moved but before it kept its copy leaves `next.db` holding
+ * the part now current: kept, once its SHA-256 says so (a delta is only ever made against the very
+ * file the gateways hold), instead of sending the whole part again.
+ */
+async function adoptKilledCopy(next: string, previous: string, sha256: string): Promise<void> {
+  if ((await stat(previous).catch(() => null)) || !(await stat(next).catch(() => null))) return;
+  if ((await sha256OfFile(next)).sha256 === sha256) await rename(next, previous);
+}
+
 const chainBytes = (deltas: DeltaRef[]) => deltas.reduce((sum, delta) => sum + delta.pieces.reduce((s, p) => s + p.size, 0), 0);
 
 async function uploadDelta(driver: StorageDriver, under: string, pieces: Buffer[], delta: DeltaRef): Promise<DecksPublished['written']> {
@@ -136,9 +146,10 @@ export async function publishDecksPart(db: Db, driver: StorageDriver, from: Part
   const dir = copiesDir(db);
   await mkdir(dir, { recursive: true });
   const next = join(dir, 'next.db');
+  const previous = from ? join(dir, `${from.sha256}.db`) : null;
+  if (from && previous) await adoptKilledCopy(next, previous, from.sha256);
   options.onProgress?.('copying the decks (SQLite backup API)');
   const { generation, pageSize } = await pagedCopy(db, next);
-  const previous = from ? join(dir, `${from.sha256}.db`) : null;
   const held = previous && (await stat(previous).catch(() => null)) ? previous : null;
   const ratio = options.rebaseRatio ?? DECKS_REBASE_RATIO;
   const { size: nextSize } = await stat(next);
