@@ -170,6 +170,33 @@ describe('incremental decks parts', () => {
     await writeFile(file, bytes);
   });
 
+  it('a delta that does not make the page hashes the manifest names is refused: the previous decks stay served', async () => {
+    const { follower } = await follow();
+    await importDecks(db, someDecks(2, 'Fast path').map(line));
+    await publishStore(db, writer, OPTIONS);
+    await caughtUp(follower); // the page hashes of the served file are known from here on
+    const before = follower.status().decksVersion;
+    const added = someDecks(3, 'Forged root');
+    await importDecks(db, added.map(line));
+    const good = await publishStore(db, writer, OPTIONS);
+    expect(good.decks).toBe('delta');
+    // A version naming the same delta with another page root, made current by hand.
+    const manifest = await readStoreManifest(folder, good.version);
+    const forged = { ...manifest, version: `${good.version.slice(0, -6)}ffffff`, sequence: manifest.sequence! + 1 };
+    forged.parts.decks = { ...manifest.parts.decks, pageRoot: 'f'.repeat(64) };
+    await folder.put(storeLayout.manifest(forged.version), Buffer.from(JSON.stringify(forged)));
+    const pointer = (await folder.get(storeLayout.pointer))!;
+    await folder.put(storeLayout.pointer, Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(pointer.body).toString()), version: forged.version })));
+    await follower.refresh();
+    await follower.settled();
+    expect(follower.status().decksVersion).toBe(before);
+    expect(follower.status().problem ?? '').toMatch(/does not match its page hashes/);
+    expect(serves(follower, added[0]!.id)).toBe(false);
+    // Put back: the writer's own version current again, published on.
+    await folder.put(storeLayout.pointer, pointer.body);
+    await folder.delete(storeLayout.manifest(forged.version));
+  });
+
   it('a store restored from a chain of deltas holds every deck', async () => {
     const target = join(dir, 'restored.db');
     const restored = await restoreStore(folder, target);

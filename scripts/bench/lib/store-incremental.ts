@@ -103,7 +103,11 @@ export async function incrementalImports(o: IncrementalOptions): Promise<void> {
   for (const [size, trials] of [[100, o.imports100], [1000, o.imports1000]] as const) {
     if (trials === 0) continue;
     const results: Array<Awaited<ReturnType<typeof trial>>> = [];
-    for (let i = 0; i < trials; i++) results.push(await trial(size));
+    for (let i = 0; i < trials; i++) {
+      const r = await trial(size);
+      results.push(r);
+      console.log(`      trial ${i + 1}: ${r.kind}, publish ${(r.publishMs / 1000).toFixed(1)} s, ${mb(r.sent)} up, ${r.downloaded.map(mb).join(' / ')} down, served by both ${r.visibleMs.toFixed(0)} ms after`);
+    }
     const requests = (r: (typeof results)[number]) => [...r.requests].map(([k, v]) => `${v} ${k}`).join(' + ');
     console.log(`    import of ${size} decks, ${trials} trials (publish kind: ${[...new Set(results.map((r) => r.kind))].join('/')}):`);
     console.log(`      bytes uploaded: p50 ${mb(quantile(results.map((r) => r.sent), 0.5))}, max ${mb(Math.max(...results.map((r) => r.sent)))}`);

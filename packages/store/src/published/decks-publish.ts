@@ -6,6 +6,7 @@ import { sha256OfFile, type StorageDriver } from '@snapdeck/snapshot';
 import type { Db } from '../db/database.ts';
 import { deltaObjects, storedUnder, type DeltaRef, type PartRef } from './layout.ts';
 import { deltaRefOf, encodeDelta } from './page-delta.ts';
+import { hashPage, pageRoot } from './page-hashes.ts';
 import { buildDecksPart, describePart, partObjects, readGenerations, stripSecrets, uploadPart } from './parts.ts';
 
 /**
@@ -66,9 +67,10 @@ async function readFully(handle: FileHandle, buffer: Buffer, position: number): 
  * One pass over `file`: its SHA-256, and the pages that differ from `previous` (when given), each
  * copied out, unless they add up to more than `limit` bytes (then `changed` is null).
  */
-async function compare(file: string, pageSize: number, previous: string | null, limit: number): Promise<{ sha256: string; size: number; changed: Map<number, Buffer> | null }> {
+async function compare(file: string, pageSize: number, previous: string | null, limit: number): Promise<{ sha256: string; size: number; pageRoot: string; changed: Map<number, Buffer> | null }> {
   const { size } = await stat(file);
   const whole = createHash('sha256');
+  const hashes = Buffer.alloc(Math.ceil(size / pageSize) * 32);
   const mine = await open(file, 'r');
   const theirs = previous ? await open(previous, 'r') : null;
   let changed: Map<number, Buffer> | null = previous ? new Map() : null;
@@ -79,6 +81,7 @@ async function compare(file: string, pageSize: number, previous: string | null, 
     for (let offset = 0; offset < size; offset += block.length) {
       const length = await readFully(mine, block.subarray(0, Math.min(block.length, size - offset)), offset);
       whole.update(block.subarray(0, length));
+      for (let at = 0; at < length; at += pageSize) hashPage(block.subarray(at, Math.min(at + pageSize, length)), hashes, (offset + at) / pageSize);
       if (!changed || !theirs) continue;
       const got = await readFully(theirs, old.subarray(0, length), offset);
       for (let at = 0; at < length; at += pageSize) {
@@ -93,7 +96,7 @@ async function compare(file: string, pageSize: number, previous: string | null, 
     await mine.close();
     await theirs?.close();
   }
-  return { sha256: whole.digest('hex'), size, changed };
+  return { sha256: whole.digest('hex'), size, pageRoot: pageRoot(hashes), changed };
 }
 
 /** A consistent copy of the writer database, page for page, stripped of secrets: returns the decks generation it holds at least. */
@@ -155,13 +158,14 @@ export async function publishDecksPart(db: Db, driver: StorageDriver, from: Part
   const { size: nextSize } = await stat(next);
   const usable = held !== null && nextSize >= (options.deltaMinBytes ?? DECKS_DELTA_MIN_BYTES);
   // Pages are collected up to the default ratio even under a lower one: a rebase still sends them as its bridge.
-  const { sha256, size, changed } = await compare(next, pageSize, usable ? held : null, Math.max(ratio, DECKS_REBASE_RATIO) * nextSize);
+  const { sha256, size, pageRoot: root, changed } = await compare(next, pageSize, usable ? held : null, Math.max(ratio, DECKS_REBASE_RATIO) * nextSize);
+  const pages = { pageSize, pageRoot: root };
   const commit = async () => {
     await rename(next, join(dir, `${sha256}.db`));
     for (const name of await readdir(dir)) if (name !== `${sha256}.db`) await rm(join(dir, name), { force: true });
   };
   const result = { sha256, size };
-  if (from && sha256 === from.sha256) return { ref: { ...from, generation }, bytesSent: 0, kind: 'delta', written: [], commit };
+  if (from && sha256 === from.sha256) return { ref: { ...from, generation, ...pages }, bytesSent: 0, kind: 'delta', written: [], commit };
   if (from && changed && changed.size > 0) {
     const numbers = [...changed.keys()].sort((a, b) => a - b);
     const pieces = encodeDelta(pageSize, size, numbers, (n) => changed.get(n)!);
@@ -172,7 +176,7 @@ export async function publishDecksPart(db: Db, driver: StorageDriver, from: Part
       options.onProgress?.(`uploading the decks delta (${numbers.length} pages, ${deltaBytes} bytes)`);
       const under = storedUnder(from);
       const written = await uploadDelta(driver, under, pieces, delta);
-      const ref: PartRef = { sha256, size, generation, segments: from.segments, base: from.base ?? { sha256: from.sha256, size: from.size }, deltas };
+      const ref: PartRef = { sha256, size, generation, segments: from.segments, base: from.base ?? { sha256: from.sha256, size: from.size }, deltas, ...pages };
       return { ref, bytesSent: deltaBytes, kind: 'delta', written, commit };
     }
     options.onProgress?.(`the decks deltas outgrew ${ratio} of the file: uploading it whole (a rebase)`);
@@ -181,10 +185,10 @@ export async function publishDecksPart(db: Db, driver: StorageDriver, from: Part
     const written = partObjects('decks', whole);
     written.push(...(await uploadDelta(driver, sha256, pieces, delta)));
     bytesSent += deltaBytes;
-    return { ref: { ...whole, bridge: { from: from.sha256, delta } }, bytesSent, kind: 'rebase', written, commit };
+    return { ref: { ...whole, bridge: { from: from.sha256, delta }, ...pages }, bytesSent, kind: 'rebase', written, commit };
   }
   options.onProgress?.(`uploading the decks part whole (${size} bytes)`);
-  const ref = await describePart(next, generation, DECKS_SEGMENT_BYTES);
+  const ref = { ...(await describePart(next, generation, DECKS_SEGMENT_BYTES)), ...pages };
   const bytesSent = await uploadPart(driver, 'decks', next, ref, DECKS_SEGMENT_BYTES);
   return { ref, bytesSent, kind: 'whole', written: partObjects('decks', ref), commit };
 }

@@ -11,6 +11,8 @@ import type { StorePosition } from './version-order.ts';
 export class OpenPart {
   users = 0;
   retired = false;
+  /** Page hashes of the file, when known (page-hashes.ts): the next delta is applied without reading it. */
+  pageHashes?: Buffer;
   readonly db: Database.Database;
 
   constructor(readonly part: StorePart, readonly ref: PartRef, readonly file: string) {

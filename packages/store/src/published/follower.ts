@@ -147,9 +147,15 @@ export class StoreFollower implements StoreSource {
   /** A part's file, from the cache folder, else made from the decks served plus what they lack (part-fetch.ts), else downloaded. */
   private async openPart(part: StorePart, ref: PartRef): Promise<OpenPart> {
     const file = this.cache.partFile(part, ref);
-    const have = part === 'decks' && this.current ? { ref: this.current.deckPart.ref, file: this.current.deckPart.file } : undefined;
-    if (!(await hasPart(file, ref))) this.downloadedBytes += await this.damaged.read(`${part} ${ref.sha256}`, () => fetchPart(this.driver, part, ref, file, have));
-    return new OpenPart(part, ref, file);
+    const held = part === 'decks' ? this.current?.deckPart : undefined;
+    const have = held ? { ref: held.ref, file: held.file, hashes: held.pageHashes } : undefined;
+    let hashes: Buffer | undefined;
+    if (!(await hasPart(file, ref))) {
+      const fetched = await this.damaged.read(`${part} ${ref.sha256}`, () => fetchPart(this.driver, part, ref, file, have));
+      this.downloadedBytes += fetched.downloaded;
+      hashes = fetched.hashes;
+    }
+    return Object.assign(new OpenPart(part, ref, file), { pageHashes: hashes });
   }
 
   private async apply(manifest: StoreManifest): Promise<void> {

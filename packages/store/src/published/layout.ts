@@ -68,6 +68,12 @@ export const partRefSchema = z.object({
    * the part before it, so that a gateway holding that one still downloads only the change.
    */
   bridge: z.object({ from: sha256, delta: deltaRefSchema }).optional(),
+  /**
+   * The file's page size and the SHA-256 of the concatenated SHA-256s of its pages (page-hashes.ts):
+   * what a gateway checks a file made from its own plus a delta against without reading it whole.
+   */
+  pageSize: z.number().int().min(512).max(65536).optional(),
+  pageRoot: sha256.optional(),
 });
 export type PartRef = z.infer<typeof partRefSchema>;
 

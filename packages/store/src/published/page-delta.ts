@@ -53,7 +53,7 @@ export function deltaRefOf(pieces: Buffer[], result: { sha256: string; size: num
  * Downloads the pieces of `deltas` (each checked) into `spool`, and returns where each page's
  * newest content is there (later deltas win) and the page size. Bytes downloaded go to `counted`.
  */
-async function spoolDeltas(driver: StorageDriver, part: StorePart, baseSha256: string, deltas: DeltaRef[], spool: FileHandle, counted: (bytes: number) => void): Promise<{ pages: Map<number, number>; pageSize: number }> {
+export async function spoolDeltas(driver: StorageDriver, part: StorePart, baseSha256: string, deltas: DeltaRef[], spool: FileHandle, counted: (bytes: number) => void): Promise<{ pages: Map<number, number>; pageSize: number }> {
   const pages = new Map<number, number>();
   let pageSize = 0;
   let at = 0;
@@ -123,7 +123,7 @@ export async function applyDeltas(
   }
 }
 
-async function readFully(handle: FileHandle, buffer: Buffer, position: number): Promise<void> {
+export async function readFully(handle: FileHandle, buffer: Buffer, position: number): Promise<void> {
   let done = 0;
   while (done < buffer.length) {
     const { bytesRead } = await handle.read(buffer, done, buffer.length - done, position + done);

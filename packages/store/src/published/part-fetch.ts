@@ -2,12 +2,13 @@ import { rename, rm } from 'node:fs/promises';
 import type { StorageDriver } from '@snapdeck/snapshot';
 import type { DeltaRef, PartRef, StorePart } from './layout.ts';
 import { applyDeltas } from './page-delta.ts';
+import { pageHashesOf, pageRoot, patchCopy } from './page-hashes.ts';
 import { downloadPart, tempName } from './parts.ts';
 
 /**
  * Getting a part file to disk with the fewest bytes (issue 20): from a file already held (the
- * gateway's current decks), by applying only the deltas it lacks; otherwise whole (the base
- * file's segments, then every delta on top). Either way every object is checked against its
+ * gateway's current decks), by applying only the deltas it lacks (with page hashes, without
+ * reading the file: page-hashes.ts); otherwise whole (the base file's segments, then every delta). Either way every object is checked against its
  * SHA-256 and the file made against the part's, and nothing is left at `file` on failure.
  */
 
@@ -22,19 +23,36 @@ export function patchPlan(ref: PartRef, have: string): { under: string; deltas: 
   return null;
 }
 
+/** A part file already on disk (never changed), with its page hashes when known (page-hashes.ts). */
+export interface HeldPart {
+  ref: PartRef;
+  file: string;
+  hashes?: Buffer;
+}
+
 /**
- * Writes part `ref` to `file` (checked); `have`: a file of this part already on disk (never
- * changed). Returns the bytes downloaded from storage.
+ * Writes part `ref` to `file` (checked); `have`: a file of this part already on disk. Returns the
+ * bytes downloaded from storage and, when it made the file from `have`, the new file's page hashes.
  */
-export async function fetchPart(driver: StorageDriver, part: StorePart, ref: PartRef, file: string, have?: { ref: PartRef; file: string }): Promise<number> {
+export async function fetchPart(driver: StorageDriver, part: StorePart, ref: PartRef, file: string, have?: HeldPart): Promise<{ downloaded: number; hashes?: Buffer }> {
   const plan = have ? patchPlan(ref, have.ref.sha256) : null;
+  if (have && plan && ref.pageRoot && ref.pageSize && (have.ref.pageSize ?? ref.pageSize) === ref.pageSize) {
+    // Hashes of a file that matched its SHA-256 when it was installed (and its root, when named).
+    const hashes = have.hashes ?? (await pageHashesOf(have.file, ref.pageSize));
+    if (!have.ref.pageRoot || pageRoot(hashes) === have.ref.pageRoot) {
+      const temp = tempName(file);
+      const made = await patchCopy(driver, part, plan.under, plan.deltas, { file: have.file, hashes }, temp, { ...ref, pageSize: ref.pageSize, pageRoot: ref.pageRoot });
+      await rename(temp, file);
+      return made;
+    }
+  }
   if (have && plan) {
     const temp = tempName(file);
     const downloaded = await applyDeltas(driver, part, plan.under, plan.deltas, have.file, temp, ref);
     await rename(temp, file);
-    return downloaded;
+    return { downloaded };
   }
-  if (!ref.base || !ref.deltas) return downloadPart(driver, part, ref, file);
+  if (!ref.base || !ref.deltas) return { downloaded: await downloadPart(driver, part, ref, file) };
   const baseFile = `${tempName(file)}.base`;
   try {
     const base = { sha256: ref.base.sha256, size: ref.base.size, generation: ref.generation, segments: ref.segments };
@@ -42,7 +60,7 @@ export async function fetchPart(driver: StorageDriver, part: StorePart, ref: Par
     const temp = tempName(file);
     downloaded += await applyDeltas(driver, part, ref.base.sha256, ref.deltas, baseFile, temp, ref);
     await rename(temp, file);
-    return downloaded;
+    return { downloaded };
   } finally {
     await rm(baseFile, { force: true });
   }
