@@ -29,10 +29,14 @@ export class OpenPart {
     this.disposeIfUnused();
   }
 
+  /** Set for decks files: a file no view uses is kept as the follower's spare (follower-decks.ts) instead of removed. */
+  onDisposed?: (part: OpenPart) => void;
+
   disposeIfUnused(): void {
-    if (!this.retired || this.users > 0) return;
+    if (!this.retired || this.users > 0 || !this.db.open) return;
     this.db.close();
-    rmSync(this.file, { force: true }); // an unlink: cheap, and done before the next request
+    if (this.onDisposed) this.onDisposed(this);
+    else rmSync(this.file, { force: true }); // an unlink: cheap for a small file, and done before the next request
   }
 }
 

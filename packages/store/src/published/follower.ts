@@ -3,6 +3,7 @@ import { readPointer, watchStorage, type StorageDriver } from '@snapdeck/snapsho
 import { StoreUnavailableError, type StoreLease, type StoreRefusal, type StoreSource, type StoreStatus } from '../source.ts';
 import { DamagedObjects, OutageLog, Refusals, WaitingOutDamage } from './follower-health.ts';
 import type { StoreFollowerOptions } from './follower-options.ts';
+import { DecksFiles } from './follower-decks.ts';
 import { PollLoop } from './follower-poll.ts';
 import { CacheFolder } from './follower-record.ts';
 import { FollowedView, OpenPart, closeView, leaseOn, retireReplaced } from './follower-view.ts';
@@ -50,7 +51,8 @@ export class StoreFollower implements StoreSource {
   private readonly pointerOutage: OutageLog;
   private readonly decksOutage: OutageLog;
   private readonly refusals: Refusals;
-  private readonly presence: StorePresence; // what this gateway serves, told to writers (a purge waits for it)
+  private readonly presence: StorePresence;
+  private readonly decksFiles: DecksFiles; // what this gateway serves, told to writers (a purge waits for it)
 
   private readonly driver: StorageDriver;
 
@@ -60,6 +62,7 @@ export class StoreFollower implements StoreSource {
     this.pointerOutage = new OutageLog(options.log, `the store at ${driver.location}`, options.reportedOutage);
     this.decksOutage = new OutageLog(options.log, `the decks part download from ${driver.location}`, options.reportedOutage);
     this.refusals = new Refusals(options.log, driver.location);
+    this.decksFiles = new DecksFiles(this.driver);
     this.presence = new StorePresence(driver, { cacheDir: options.cacheDir, intervalMs: options.presenceMs, log: options.log });
   }
 
@@ -79,7 +82,8 @@ export class StoreFollower implements StoreSource {
     this.served = saved.position;
     const { auth, decks } = saved.parts;
     if (!(await hasPart(this.cache.partFile('auth', auth), auth)) || !(await hasPart(this.cache.partFile('decks', decks), decks))) return;
-    const view = new FollowedView(new OpenPart('auth', auth, this.cache.partFile('auth', auth)), new OpenPart('decks', decks, this.cache.partFile('decks', decks)), saved.position, saved.decksVersion);
+    const deckPart = Object.assign(new OpenPart('decks', decks, this.cache.partFile('decks', decks)), { onDisposed: (disposed: OpenPart) => this.decksFiles.keep(disposed) });
+    const view = new FollowedView(new OpenPart('auth', auth, this.cache.partFile('auth', auth)), deckPart, saved.position, saved.decksVersion);
     this.current = view;
     this.presence.served(servedStateOf(view), retiredPartsDrained(null, view));
     this.checkedAt = saved.checkedAt;
@@ -144,18 +148,18 @@ export class StoreFollower implements StoreSource {
     else outage.failed(error);
   }
 
-  /** A part's file, from the cache folder, else made from the decks served plus what they lack (part-fetch.ts), else downloaded. */
+  /** A part's file, from the cache folder, else made from the decks files held plus what they lack (follower-decks.ts), else downloaded. */
   private async openPart(part: StorePart, ref: PartRef): Promise<OpenPart> {
     const file = this.cache.partFile(part, ref);
-    const held = part === 'decks' ? this.current?.deckPart : undefined;
-    const have = held ? { ref: held.ref, file: held.file, hashes: held.pageHashes } : undefined;
     let hashes: Buffer | undefined;
+    if (part === 'decks') this.decksFiles.claim(file);
     if (!(await hasPart(file, ref))) {
-      const fetched = await this.damaged.read(`${part} ${ref.sha256}`, () => fetchPart(this.driver, part, ref, file, have));
-      this.downloadedBytes += fetched.downloaded;
-      hashes = fetched.hashes;
+      const made = await this.damaged.read(`${part} ${ref.sha256}`, () =>
+        part === 'decks' ? this.decksFiles.make(ref, file, this.current?.deckPart) : fetchPart(this.driver, part, ref, file));
+      this.downloadedBytes += made.downloaded;
+      hashes = made.hashes;
     }
-    return Object.assign(new OpenPart(part, ref, file), { pageHashes: hashes });
+    return Object.assign(new OpenPart(part, ref, file), { pageHashes: hashes, onDisposed: part === 'decks' ? (disposed: OpenPart) => this.decksFiles.keep(disposed) : undefined });
   }
 
   private async apply(manifest: StoreManifest): Promise<void> {

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { copyFile, open, rm } from 'node:fs/promises';
+import { copyFile, open, rename, rm } from 'node:fs/promises';
 import { sha256Hex, type StorageDriver } from '@snapdeck/snapshot';
 import type { DeltaRef, PartRef, StorePart } from './layout.ts';
 import { readFully, spoolDeltas } from './page-delta.ts';
@@ -56,14 +56,8 @@ export async function patchCopy(
     const { pages, pageSize } = await spoolDeltas(driver, part, under, deltas, spool, (bytes) => (downloaded += bytes));
     if (pageSize !== ref.pageSize || ref.size % pageSize !== 0) throw new PartChecksumError(`${part} part ${ref.sha256}: its deltas do not fit a file of ${ref.size} bytes`);
     const count = ref.size / pageSize;
-    const hashes = Buffer.alloc(count * HASH);
-    have.hashes.copy(hashes, 0, 0, Math.min(have.hashes.length, hashes.length));
-    if (have.hashes.length < hashes.length) {
-      // Pages past the end of the served file that no delta names are zeros.
-      const zero = Buffer.alloc(HASH);
-      hashPage(Buffer.alloc(pageSize), zero, 0);
-      for (let n = have.hashes.length / HASH; n < count; n++) zero.copy(hashes, n * HASH);
-    }
+    // Pages past the end of the served file that no delta names are zeros.
+    const hashes = resized(have.hashes, count, pageSize);
     await copyFile(have.file, to);
     const target = await open(to, 'r+');
     try {
@@ -87,4 +81,57 @@ export async function patchCopy(
     await spool.close();
     await rm(spoolFile, { force: true });
   }
+}
+
+/**
+ * Patches `spare` in place into `ref` (a file of this part no view uses any more: the one served
+ * before the current one): only the pages the deltas name are written, nothing is copied. The
+ * spare is renamed to `to` once its page root matches; on any failure it is removed (the file
+ * served is untouched either way).
+ */
+export async function patchInPlace(
+  driver: StorageDriver, part: StorePart, under: string, deltas: DeltaRef[], spare: { file: string; hashes: Buffer }, to: string, ref: PartRef & { pageSize: number; pageRoot: string },
+): Promise<{ downloaded: number; hashes: Buffer }> {
+  let downloaded = 0;
+  const spoolFile = `${to}.spool`;
+  const spool = await open(spoolFile, 'w+');
+  try {
+    const { pages, pageSize } = await spoolDeltas(driver, part, under, deltas, spool, (bytes) => (downloaded += bytes));
+    if (pageSize !== ref.pageSize || ref.size % pageSize !== 0) throw new PartChecksumError(`${part} part ${ref.sha256}: its deltas do not fit a file of ${ref.size} bytes`);
+    const hashes = resized(spare.hashes, ref.size / pageSize, pageSize);
+    const target = await open(spare.file, 'r+');
+    try {
+      await target.truncate(ref.size); // pages past the spare's end read as zeros, as `resized` hashed them
+      const page = Buffer.alloc(pageSize);
+      for (const [n, at] of [...pages].sort((a, b) => a[0] - b[0])) {
+        if (n >= hashes.length / HASH) continue;
+        await readFully(spool, page, at);
+        hashPage(page, hashes, n);
+        await target.write(page, 0, pageSize, n * pageSize);
+      }
+    } finally {
+      await target.close();
+    }
+    if (pageRoot(hashes) !== ref.pageRoot) throw new PartChecksumError(`${part} part ${ref.sha256}: the file its deltas make does not match its page hashes`);
+    await rename(spare.file, to);
+    return { downloaded, hashes };
+  } catch (error) {
+    await rm(spare.file, { force: true });
+    throw error;
+  } finally {
+    await spool.close();
+    await rm(spoolFile, { force: true });
+  }
+}
+
+/** `hashes` for a file of `count` pages: cut, or extended with the hash of a page of zeros. */
+function resized(hashes: Buffer, count: number, pageSize: number): Buffer {
+  const out = Buffer.alloc(count * HASH);
+  hashes.copy(out, 0, 0, Math.min(hashes.length, out.length));
+  if (hashes.length < out.length) {
+    const zero = Buffer.alloc(HASH);
+    hashPage(Buffer.alloc(pageSize), zero, 0);
+    for (let n = hashes.length / HASH; n < count; n++) zero.copy(out, n * HASH);
+  }
+  return out;
 }
