@@ -119,6 +119,22 @@ describe('incremental decks parts', () => {
     expect(manifest.parts.decks.deltas).toHaveLength(1);
   });
 
+  it('successive imports: each costs a follower that import\'s delta alone (the spare file patched in place)', async () => {
+    const { follower } = await follow();
+    const costs: Array<[number, number]> = [];
+    for (let round = 0; round < 4; round++) {
+      await importDecks(db, someDecks(5, `Successive ${round}`).map(line));
+      const before = follower.status().downloadedBytes!;
+      const result = await publishStore(db, writer, OPTIONS);
+      expect(result.decks).toBe('delta');
+      await caughtUp(follower);
+      costs.push([result.bytesSent, follower.status().downloadedBytes! - before]);
+    }
+    console.log(`successive imports, bytes sent / downloaded: ${costs.map(([sent, got]) => `${sent} / ${got}`).join(', ')}`);
+    // The delta's pieces, never the previous import's again (the bytes sent include the manifest).
+    for (const [sent, got] of costs) expect(got).toBeLessThanOrEqual(sent);
+  });
+
   it('a follower that missed several versions applies only the deltas it lacks; one starting empty gets base + chain', async () => {
     const cacheDir = join(dir, 'cache-missed');
     const first = await follow(cacheDir);

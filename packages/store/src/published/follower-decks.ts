@@ -31,20 +31,31 @@ export class DecksFiles {
     if (this.spare?.file === file) this.spare = null;
   }
 
-  /** Writes the decks part `ref` to `file` from the spare, the file served (`current`), or storage. */
-  async make(ref: PartRef, file: string, current: OpenPart | undefined): Promise<{ downloaded: number; hashes?: Buffer }> {
+  /**
+   * Writes the decks part `ref` to `file` from the spare, the file served (`current`), or storage.
+   * `changed`: the pages in which the new file differs from `current` (when it was made by deltas).
+   */
+  async make(ref: PartRef, file: string, current: OpenPart | undefined): Promise<{ downloaded: number; hashes?: Buffer; changed?: { from: string; pages: number[] } }> {
     const spare = this.spare;
-    const plan = spare && ref.pageRoot && ref.pageSize ? patchPlan(ref, spare.ref.sha256) : null;
-    if (spare && plan && ref.pageRoot && ref.pageSize && (await stat(spare.file).catch(() => null))) {
-      this.spare = null;
-      const hashes = spare.hashes ?? (await pageHashesOf(spare.file, ref.pageSize));
-      if (!spare.ref.pageRoot || pageRoot(hashes) === spare.ref.pageRoot) {
-        return patchInPlace(this.driver, 'decks', plan.under, plan.deltas, { file: spare.file, hashes }, file, { ...ref, pageSize: ref.pageSize, pageRoot: ref.pageRoot });
+    const root = ref.pageRoot && ref.pageSize ? { ...ref, pageSize: ref.pageSize, pageRoot: ref.pageRoot } : null;
+    if (spare && root && (await stat(spare.file).catch(() => null))) {
+      // Best: the served file was made from the spare by known pages; then only the new deltas are downloaded.
+      const viaServed = current?.changedFrom?.from === spare.ref.sha256 ? patchPlan(ref, current.ref.sha256) : null;
+      const plan = viaServed ?? patchPlan(ref, spare.ref.sha256);
+      if (plan) {
+        this.spare = null;
+        const hashes = spare.hashes ?? (await pageHashesOf(spare.file, root.pageSize));
+        if (!spare.ref.pageRoot || pageRoot(hashes) === spare.ref.pageRoot) {
+          const fromServed = viaServed && current?.changedFrom ? { file: current.file, pages: current.changedFrom.pages } : undefined;
+          const made = await patchInPlace(this.driver, 'decks', plan.under, plan.deltas, { file: spare.file, hashes }, file, root, fromServed);
+          return { ...made, changed: viaServed && current ? { from: current.ref.sha256, pages: made.changed } : undefined };
+        }
+        await rm(spare.file, { force: true });
       }
-      await rm(spare.file, { force: true });
     }
     // The served file's page hashes, once (the next delta, and the one after from the spare, need no pass over it).
     if (current && !current.pageHashes && ref.pageSize && patchPlan(ref, current.ref.sha256)) current.pageHashes = await pageHashesOf(current.file, ref.pageSize);
-    return fetchPart(this.driver, 'decks', ref, file, current ? { ref: current.ref, file: current.file, hashes: current.pageHashes } : undefined);
+    const made = await fetchPart(this.driver, 'decks', ref, file, current ? { ref: current.ref, file: current.file, hashes: current.pageHashes } : undefined);
+    return { ...made, changed: made.changed && current ? { from: current.ref.sha256, pages: made.changed } : undefined };
   }
 }

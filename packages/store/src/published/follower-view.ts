@@ -13,6 +13,8 @@ export class OpenPart {
   retired = false;
   /** Page hashes of the file, when known (page-hashes.ts): the next delta is applied without reading it. */
   pageHashes?: Buffer;
+  /** The pages in which this file differs from the decks file `from` (when made from it by deltas: follower-decks.ts). */
+  changedFrom?: { from: string; pages: number[] };
   readonly db: Database.Database;
 
   constructor(readonly part: StorePart, readonly ref: PartRef, readonly file: string) {

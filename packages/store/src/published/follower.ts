@@ -151,15 +151,15 @@ export class StoreFollower implements StoreSource {
   /** A part's file, from the cache folder, else made from the decks files held plus what they lack (follower-decks.ts), else downloaded. */
   private async openPart(part: StorePart, ref: PartRef): Promise<OpenPart> {
     const file = this.cache.partFile(part, ref);
-    let hashes: Buffer | undefined;
+    let made: { downloaded: number; hashes?: Buffer; changed?: { from: string; pages: number[] } } | undefined;
     if (part === 'decks') this.decksFiles.claim(file);
     if (!(await hasPart(file, ref))) {
-      const made = await this.damaged.read(`${part} ${ref.sha256}`, () =>
-        part === 'decks' ? this.decksFiles.make(ref, file, this.current?.deckPart) : fetchPart(this.driver, part, ref, file));
-      this.downloadedBytes += made.downloaded;
-      hashes = made.hashes;
+      const got = await this.damaged.read(`${part} ${ref.sha256}`, () =>
+        part === 'decks' ? this.decksFiles.make(ref, file, this.current?.deckPart) : fetchPart(this.driver, part, ref, file).then(({ downloaded }) => ({ downloaded })));
+      this.downloadedBytes += got.downloaded;
+      made = got;
     }
-    return Object.assign(new OpenPart(part, ref, file), { pageHashes: hashes, onDisposed: part === 'decks' ? (disposed: OpenPart) => this.decksFiles.keep(disposed) : undefined });
+    return Object.assign(new OpenPart(part, ref, file), { pageHashes: made?.hashes, changedFrom: made?.changed, onDisposed: part === 'decks' ? (disposed: OpenPart) => this.decksFiles.keep(disposed) : undefined });
   }
 
   private async apply(manifest: StoreManifest): Promise<void> {

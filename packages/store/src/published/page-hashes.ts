@@ -17,6 +17,13 @@ import { PartChecksumError } from './parts.ts';
  */
 const HASH = 32;
 
+/** A file made from another plus deltas: the bytes downloaded, its page hashes, the pages the deltas changed. */
+export interface Patched {
+  downloaded: number;
+  hashes: Buffer;
+  changed: number[];
+}
+
 export const pageRoot = (hashes: Buffer): string => sha256Hex(hashes);
 
 export function hashPage(page: Buffer, into: Buffer, n: number): void {
@@ -48,7 +55,7 @@ export async function pageHashesOf(file: string, pageSize: number): Promise<Buff
  */
 export async function patchCopy(
   driver: StorageDriver, part: StorePart, under: string, deltas: DeltaRef[], have: { file: string; hashes: Buffer }, to: string, ref: PartRef & { pageSize: number; pageRoot: string },
-): Promise<{ downloaded: number; hashes: Buffer }> {
+): Promise<Patched> {
   let downloaded = 0;
   const spoolFile = `${to}.spool`;
   const spool = await open(spoolFile, 'w+');
@@ -73,7 +80,7 @@ export async function patchCopy(
       await target.close();
     }
     if (pageRoot(hashes) !== ref.pageRoot) throw new PartChecksumError(`${part} part ${ref.sha256}: the file its deltas make does not match its page hashes`);
-    return { downloaded, hashes };
+    return { downloaded, hashes, changed: [...pages.keys()] };
   } catch (error) {
     await rm(to, { force: true });
     throw error;
@@ -91,7 +98,8 @@ export async function patchCopy(
  */
 export async function patchInPlace(
   driver: StorageDriver, part: StorePart, under: string, deltas: DeltaRef[], spare: { file: string; hashes: Buffer }, to: string, ref: PartRef & { pageSize: number; pageRoot: string },
-): Promise<{ downloaded: number; hashes: Buffer }> {
+  fromServed?: { file: string; pages: number[] },
+): Promise<Patched> {
   let downloaded = 0;
   const spoolFile = `${to}.spool`;
   const spool = await open(spoolFile, 'w+');
@@ -103,6 +111,20 @@ export async function patchInPlace(
     try {
       await target.truncate(ref.size); // pages past the spare's end read as zeros, as `resized` hashed them
       const page = Buffer.alloc(pageSize);
+      if (fromServed) {
+        // The pages the served file changed from the spare: copied from it, not downloaded again.
+        const served = await open(fromServed.file, 'r');
+        try {
+          for (const n of fromServed.pages) {
+            if (n >= hashes.length / HASH || pages.has(n)) continue;
+            await readFully(served, page, n * pageSize);
+            hashPage(page, hashes, n);
+            await target.write(page, 0, pageSize, n * pageSize);
+          }
+        } finally {
+          await served.close();
+        }
+      }
       for (const [n, at] of [...pages].sort((a, b) => a[0] - b[0])) {
         if (n >= hashes.length / HASH) continue;
         await readFully(spool, page, at);
@@ -114,7 +136,7 @@ export async function patchInPlace(
     }
     if (pageRoot(hashes) !== ref.pageRoot) throw new PartChecksumError(`${part} part ${ref.sha256}: the file its deltas make does not match its page hashes`);
     await rename(spare.file, to);
-    return { downloaded, hashes };
+    return { downloaded, hashes, changed: [...pages.keys()] };
   } catch (error) {
     await rm(spare.file, { force: true });
     throw error;

@@ -34,7 +34,7 @@ export interface HeldPart {
  * Writes part `ref` to `file` (checked); `have`: a file of this part already on disk. Returns the
  * bytes downloaded from storage and, when it made the file from `have`, the new file's page hashes.
  */
-export async function fetchPart(driver: StorageDriver, part: StorePart, ref: PartRef, file: string, have?: HeldPart): Promise<{ downloaded: number; hashes?: Buffer }> {
+export async function fetchPart(driver: StorageDriver, part: StorePart, ref: PartRef, file: string, have?: HeldPart): Promise<{ downloaded: number; hashes?: Buffer; changed?: number[] }> {
   const plan = have ? patchPlan(ref, have.ref.sha256) : null;
   if (have && plan && ref.pageRoot && ref.pageSize && (have.ref.pageSize ?? ref.pageSize) === ref.pageSize) {
     // Hashes of a file that matched its SHA-256 when it was installed (and its root, when named).
