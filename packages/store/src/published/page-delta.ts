@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { open, rm, type FileHandle } from 'node:fs/promises';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { sha256Hex, type StorageDriver } from '@snapdeck/snapshot';
 import { deltaObjects, type DeltaRef, type StorePart } from './layout.ts';
 import { PartChecksumError } from './parts.ts';
@@ -11,6 +12,8 @@ import { PartChecksumError } from './parts.ts';
  *
  *   'SDPDELT1' | page size (u32 LE) | page count n (u32 LE) | size of the resulting file (u64 LE)
  *   | n page numbers (u32 LE, 0-based) | n pages
+ *
+ * stored deflated (raw DEFLATE, level 1).
  *
  * Applying deltas to a file never changes it: a new file is written beside it in one pass (the
  * old file's pages, with the changed ones taken from the pieces), hashed as it is written, and
@@ -39,7 +42,9 @@ export function encodeDelta(pageSize: number, resultSize: number, changed: numbe
       piece.writeUInt32LE(n, HEADER + i * 4);
       page(n).copy(piece, HEADER + numbers.length * 4 + i * pageSize);
     });
-    pieces.push(piece);
+    // Stored deflated (level 1: fast): SQLite pages are text and zero-filled free space (measured
+    // 2-3x smaller); the SHA-256 in the manifest is that of the stored bytes.
+    pieces.push(deflateRawSync(piece, { level: 1 }));
   }
   return pieces;
 }
@@ -61,9 +66,14 @@ export async function spoolDeltas(driver: StorageDriver, part: StorePart, baseSh
     for (const [key, expected] of deltaObjects(part, baseSha256, delta)) {
       const object = await driver.get(key);
       if (!object) throw new PartChecksumError(`${driver.location}/${key} is missing`);
-      const body = Buffer.from(object.body.buffer, object.body.byteOffset, object.body.byteLength);
-      counted(body.length);
-      if (body.length !== expected.size || sha256Hex(body) !== expected.sha256) throw new PartChecksumError(`${driver.location}/${key} does not match its SHA-256 in the manifest`);
+      counted(object.body.length);
+      if (object.body.length !== expected.size || sha256Hex(object.body) !== expected.sha256) throw new PartChecksumError(`${driver.location}/${key} does not match its SHA-256 in the manifest`);
+      let body: Buffer;
+      try {
+        body = inflateRawSync(object.body, { maxOutputLength: DELTA_PIECE_BYTES });
+      } catch (error) {
+        throw new PartChecksumError(`${driver.location}/${key} is not a page delta`, { cause: error });
+      }
       if (body.length < HEADER || !body.subarray(0, 8).equals(MAGIC)) throw new PartChecksumError(`${driver.location}/${key} is not a page delta`);
       const size = body.readUInt32LE(8);
       const count = body.readUInt32LE(12);
