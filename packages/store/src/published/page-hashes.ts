@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { readSync, writeSync } from 'node:fs';
 import { copyFile, open, rename, rm } from 'node:fs/promises';
 import { sha256Hex, type StorageDriver } from '@snapdeck/snapshot';
 import type { DeltaRef, PartRef, StorePart } from './layout.ts';
@@ -69,13 +70,7 @@ export async function patchCopy(
     const target = await open(to, 'r+');
     try {
       await target.truncate(ref.size);
-      const page = Buffer.alloc(pageSize);
-      for (const [n, at] of [...pages].sort((a, b) => a[0] - b[0])) {
-        if (n >= count) continue;
-        await readFully(spool, page, at);
-        hashPage(page, hashes, n);
-        await target.write(page, 0, pageSize, n * pageSize);
-      }
+      await copyPages(spool.fd, target.fd, [...pages].filter(([n]) => n < count), pageSize, hashes);
     } finally {
       await target.close();
     }
@@ -110,27 +105,18 @@ export async function patchInPlace(
     const target = await open(spare.file, 'r+');
     try {
       await target.truncate(ref.size); // pages past the spare's end read as zeros, as `resized` hashed them
-      const page = Buffer.alloc(pageSize);
+      const count = hashes.length / HASH;
       if (fromServed) {
         // The pages the served file changed from the spare: copied from it, not downloaded again.
         const served = await open(fromServed.file, 'r');
         try {
-          for (const n of fromServed.pages) {
-            if (n >= hashes.length / HASH || pages.has(n)) continue;
-            await readFully(served, page, n * pageSize);
-            hashPage(page, hashes, n);
-            await target.write(page, 0, pageSize, n * pageSize);
-          }
+          const wanted = fromServed.pages.filter((n) => n < count && !pages.has(n)).map((n): [number, number] => [n, n * pageSize]);
+          await copyPages(served.fd, target.fd, wanted, pageSize, hashes);
         } finally {
           await served.close();
         }
       }
-      for (const [n, at] of [...pages].sort((a, b) => a[0] - b[0])) {
-        if (n >= hashes.length / HASH) continue;
-        await readFully(spool, page, at);
-        hashPage(page, hashes, n);
-        await target.write(page, 0, pageSize, n * pageSize);
-      }
+      await copyPages(spool.fd, target.fd, [...pages].filter(([n]) => n < count), pageSize, hashes);
     } finally {
       await target.close();
     }
@@ -156,4 +142,26 @@ function resized(hashes: Buffer, count: number, pageSize: number): Buffer {
     for (let n = hashes.length / HASH; n < count; n++) zero.copy(out, n * HASH);
   }
   return out;
+}
+
+/**
+ * Copies pages (page number, offset in `from`) to their place in `to`, hashing each into `hashes`.
+ * Synchronous reads and writes in batches of 256 pages, yielding between batches: an import of
+ * 1,000 decks changes ~15,000 pages, and one awaited read and write per page (a thread-pool hop
+ * each) took 6-11 s at a million decks under load.
+ */
+async function copyPages(from: number, to: number, list: Array<[number, number]>, pageSize: number, hashes: Buffer): Promise<void> {
+  const page = Buffer.alloc(pageSize);
+  list.sort((a, b) => a[0] - b[0]);
+  for (let i = 0; i < list.length; i++) {
+    const [n, at] = list[i]!;
+    for (let done = 0; done < pageSize; ) {
+      const read = readSync(from, page, done, pageSize - done, at + done);
+      if (read === 0) throw new Error(`file ended at ${at + done}`);
+      done += read;
+    }
+    hashPage(page, hashes, n);
+    for (let done = 0; done < pageSize; ) done += writeSync(to, page, done, pageSize - done, n * pageSize + done);
+    if (i % 256 === 255) await new Promise((resolve) => setImmediate(resolve));
+  }
 }
