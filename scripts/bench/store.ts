@@ -26,7 +26,12 @@
  * far too slow for gigabytes). The deck databases are generated with the seeded generator and
  * cached under the OS temp folder (keyed by count, seed, templates and schema); --fresh rebuilds.
  *
- * Usage: npm run bench:store [-- --seconds 8 --rounds 5 --fresh --fault-trials 50 --purge-trials 5 --only faults|purge]
+ *   (h) issue 20: imports of 100 and 1,000 decks into a store of --decks N (default 1,000,000):
+ *       bytes uploaded, bytes downloaded per gateway, command return → served by both gateways,
+ *       storage requests, then --successive imports and the storage used (lib/store-incremental.ts).
+ *       `--only incremental` runs (h) alone; the full run ends with it.
+ * Usage: npm run bench:store [-- --seconds 8 --rounds 5 --fresh --fault-trials 50 --purge-trials 5 --only faults|purge|incremental
+ *   --decks 1000000 --imports100 20 --imports1000 20 --successive 100]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -41,6 +46,7 @@ import { writeDefaultCatalog } from '../generate-catalog.ts';
 import { rssMB, startGatewayProcess, waitForHttp } from './lib/process.ts';
 import { revokeUnderFaults } from './lib/store-faults.ts';
 import { DECKS_DOWNLOAD_MS, purgeAfterSlowDownload } from './lib/store-purge.ts';
+import { incrementalImports } from './lib/store-incremental.ts';
 import { PINNING, ensureWrk, pinServer, runWrk } from './lib/wrk.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -58,7 +64,7 @@ const rounds = Number(args[args.indexOf('--rounds') + 1] || 0) || 5;
 const faultTrials = Number(args.includes('--fault-trials') ? args[args.indexOf('--fault-trials') + 1] : 0) || TRIALS;
 /** (g): trials of the purge after an 8 s decks download. */
 const purgeTrials = Number(args.includes('--purge-trials') ? args[args.indexOf('--purge-trials') + 1] : 0) || 5;
-const PARTS = ['faults', 'purge'] as const;
+const PARTS = ['faults', 'purge', 'incremental'] as const;
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 if (only !== undefined && !(PARTS as readonly string[]).includes(only)) {
   console.error(`--only takes one of: ${PARTS.join(', ')} (got ${only ?? 'nothing'})`);
@@ -161,6 +167,17 @@ async function purge(work: string, snapshots: string): Promise<void> {
   console.log(`    publish done → PURGE ${summary(trials.map((t) => t.publishToPurgeMs))}; slow download began → PURGE ${downloads.length ? summary(downloads) : '—'}; command ${summary(trials.map((t) => t.commandMs))}; both gateways served the new decks at the PURGE in ${trials.filter((t) => t.bothServed).length} of ${trials.length} trials`);
 }
 
+const numberArg = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
+/** (h): incremental decks parts (issue 20). */
+async function incremental(work: string, snapshots: string, children: ChildProcess[]): Promise<void> {
+  const count = numberArg('--decks', 1_000_000);
+  await incrementalImports({
+    cli, work, snapshots, dbFile: await deckDatabase(count, work), count, seed: SEED, ports: [18796, 18797], children,
+    imports100: numberArg('--imports100', 20), imports1000: numberArg('--imports1000', 20), successive: numberArg('--successive', 100),
+  });
+  for (const child of children) child.kill('SIGTERM');
+}
+
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'snapdeck-bench-store-'));
   const children: ChildProcess[] = [];
@@ -170,7 +187,8 @@ async function main(): Promise<void> {
   if (only !== undefined) {
     const snapshots = buildSnapshots(work);
     if (only === 'faults') await faults(work, snapshots, children);
-    else await purge(work, snapshots);
+    else if (only === 'purge') await purge(work, snapshots);
+    else await incremental(work, snapshots, children);
     for (const child of children) child.kill('SIGTERM');
     await sleep(500);
     await rm(work, { recursive: true, force: true });
@@ -273,6 +291,7 @@ async function main(): Promise<void> {
   await faults(work, snapshots, children);
   for (const child of children) child.kill('SIGTERM');
   await purge(work, snapshots);
+  await incremental(work, snapshots, children);
   await sleep(500);
   await rm(work, { recursive: true, force: true });
 }

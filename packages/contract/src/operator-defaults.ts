@@ -68,6 +68,13 @@ export const OPERATOR_DEFAULTS = {
   /** `serve --store-poll-ms`: how often a gateway following a published store reads its pointer. */
   storePollMs: 1000,
   /**
+   * `serve --store-poll-timeout-ms`: every storage read of a `--store` gateway's poll (the
+   * pointer, a manifest, a part's index or segment) not answered within this long is given up
+   * and the poll tried again soon (issue 24: a frozen storage never hangs the follower; the S3
+   * client's own timeout is 120 s). A decks object is at most 4 MiB: 5 s asks for 1 MB/s.
+   */
+  storePollTimeoutMs: 5000,
+  /**
    * How often a gateway following a published store rewrites its presence record (what it serves,
    * `_store/gateways/<id>.json`) besides each change: 2,880 PUTs a day per gateway.
    */

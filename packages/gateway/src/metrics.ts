@@ -115,6 +115,11 @@ export class GatewayMetrics implements RequestObserver {
         'Distinct store pointers refused because they name a version older than (or unrelated to) one this gateway has served',
         () => store.status().refusedPointers,
       );
+      storeCounter(
+        'snapdeck_store_downloaded_bytes_total',
+        'Bytes of published store parts downloaded (a deck change costs its page deltas, a first start the whole store)',
+        () => store.status().downloadedBytes ?? 0,
+      );
       new Gauge({
         name: 'snapdeck_store_pointer_refused',
         help: '1 while the store pointer names a version this gateway refuses (it keeps serving its own), else 0',

@@ -26,6 +26,8 @@ export interface GatewayConfig {
   cacheDir?: string;
   /** How often the store's pointer is read (default: the follower's, OPERATOR_DEFAULTS.storePollMs). */
   storePollMs?: number;
+  /** Each storage read of the follower's polls and downloads gives up after this (default OPERATOR_DEFAULTS.storePollTimeoutMs). */
+  storePollTimeoutMs?: number;
   /** Fail closed once the store has not been confirmed current for this long (default: never). */
   maxStoreAgeMs?: number;
   /** Memory for page and card bodies (default OPERATOR_DEFAULTS.cacheMiB MiB, the snapshot reader's). */
@@ -74,7 +76,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   let storeStorage: ReturnType<typeof openStorage> | null = null;
   if (config.store) {
     storeStorage = storageHealth.watch(openStorage(config.store), 'store');
-    const follower = new StoreFollower(storeStorage, { cacheDir: config.cacheDir, pollMs: config.storePollMs, maxAgeMs: config.maxStoreAgeMs, log, reportedOutage: (error) => storageHealth.isStorageFailure(error) });
+    const follower = new StoreFollower(storeStorage, { cacheDir: config.cacheDir, pollMs: config.storePollMs, pollTimeoutMs: config.storePollTimeoutMs, maxAgeMs: config.maxStoreAgeMs, log, reportedOutage: (error) => storageHealth.isStorageFailure(error) });
     // Resolves once the first attempt is done, loaded or not: a gateway that cannot reach its
     // store starts anyway, not ready, and keeps trying (decisions.md "The published store").
     await follower.start();

@@ -44,6 +44,8 @@ export interface StoreStatus {
   refused: StoreRefusal | null;
   /** Distinct pointers refused since the start (store mode). */
   refusedPointers: number;
+  /** Bytes of store parts downloaded since the start (store mode; a deck change costs its deltas). */
+  downloadedBytes?: number;
 }
 
 export interface StoreRefusal {

@@ -39,6 +39,7 @@ export function registerServeCommand(program: Command): void {
     .option('--store <location>', 'stateless mode: keys, tokens and decks from the store published at this folder or s3://bucket/prefix (instead of --db)')
     .option('--cache-dir <dir>', 'with --store: folder for downloaded store versions (default: a temporary folder, removed on exit); kept across restarts, it lets a gateway start on its last version while storage is unreachable')
     .option('--store-poll-ms <n>', 'with --store: how often to look for a new store version', positiveInteger, OPERATOR_DEFAULTS.storePollMs)
+    .option('--store-poll-timeout-ms <n>', 'with --store: a storage read of a poll or download (pointer, manifest, part) not answered within this long is given up and tried again soon, so a frozen storage never hangs the follower', positiveInteger, OPERATOR_DEFAULTS.storePollTimeoutMs)
     .option('--max-store-age <seconds>', 'with --store: fail closed (keyed endpoints and GET /v1/decks/{id} answer 500, /readyz 503) once storage has not confirmed the store for this long; default: keep serving the last version', positiveInteger)
     .option('--storage-timeout-ms <n>', 'a snapshot read not answered within this long fails its request (500) as when storage is unreachable, instead of waiting for the storage client\'s retries', positiveInteger, OPERATOR_DEFAULTS.storageTimeoutMs)
     .option('--cache-mb <n>', 'memory for cached pages and cards, in MiB', positiveInteger, OPERATOR_DEFAULTS.cacheMiB)
@@ -83,7 +84,7 @@ Examples:
   npx snapdeck serve --port ${OPERATOR_DEFAULTS.port} --snapshots ${OPERATOR_DEFAULTS.snapshots} --db ${OPERATOR_DEFAULTS.db}
   npx snapdeck serve --snapshots s3://my-bucket/snapdeck --store s3://my-bucket/snapdeck --redis redis://10.0.0.5:6379 --cache-dir /var/cache/snapdeck`,
     )
-    .action(async (options: { port: number; host: string; snapshots: string; db: string; store?: string; cacheDir?: string; storePollMs: number; maxStoreAge?: number; storageTimeoutMs: number; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; maxConnections?: number; drainMs: number; shutdownTimeout: number; deprecations?: string }, command: Command) => {
+    .action(async (options: { port: number; host: string; snapshots: string; db: string; store?: string; cacheDir?: string; storePollMs: number; storePollTimeoutMs: number; maxStoreAge?: number; storageTimeoutMs: number; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; maxConnections?: number; drainMs: number; shutdownTimeout: number; deprecations?: string }, command: Command) => {
       if (options.store !== undefined && command.getOptionValueSource('db') !== 'default') {
         throw new OperatorError('give either --db FILE (single host) or --store LOCATION (stateless gateways), not both (flags or SNAPDECK_DB / SNAPDECK_STORE)');
       }
@@ -98,7 +99,7 @@ Examples:
         host: options.host,
         snapshots: options.snapshots,
         ...(options.store !== undefined
-          ? { store: options.store, cacheDir: options.cacheDir, storePollMs: options.storePollMs, maxStoreAgeMs: options.maxStoreAge !== undefined ? options.maxStoreAge * 1000 : undefined }
+          ? { store: options.store, cacheDir: options.cacheDir, storePollMs: options.storePollMs, storePollTimeoutMs: options.storePollTimeoutMs, maxStoreAgeMs: options.maxStoreAge !== undefined ? options.maxStoreAge * 1000 : undefined }
           : { db: options.db }),
         cacheBytes: options.cacheMb * MIB,
         storageTimeoutMs: options.storageTimeoutMs,

@@ -11,6 +11,10 @@ import type { StorePosition } from './version-order.ts';
 export class OpenPart {
   users = 0;
   retired = false;
+  /** Page hashes of the file, when known (page-hashes.ts): the next delta is applied without reading it. */
+  pageHashes?: Buffer;
+  /** The pages in which this file differs from the decks file `from` (when made from it by deltas: follower-decks.ts). */
+  changedFrom?: { from: string; pages: number[] };
   readonly db: Database.Database;
 
   constructor(readonly part: StorePart, readonly ref: PartRef, readonly file: string) {
@@ -27,10 +31,14 @@ export class OpenPart {
     this.disposeIfUnused();
   }
 
+  /** Set for decks files: a file no view uses is kept as the follower's spare (follower-decks.ts) instead of removed. */
+  onDisposed?: (part: OpenPart) => void;
+
   disposeIfUnused(): void {
-    if (!this.retired || this.users > 0) return;
+    if (!this.retired || this.users > 0 || !this.db.open) return;
     this.db.close();
-    rmSync(this.file, { force: true }); // an unlink: cheap, and done before the next request
+    if (this.onDisposed) this.onDisposed(this);
+    else rmSync(this.file, { force: true }); // an unlink: cheap for a small file, and done before the next request
   }
 }
 

@@ -1,35 +1,20 @@
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
-import { readPointer, type StorageDriver } from '@snapdeck/snapshot';
+import { readPointer, watchStorage, type StorageDriver } from '@snapdeck/snapshot';
 import { StoreUnavailableError, type StoreLease, type StoreRefusal, type StoreSource, type StoreStatus } from '../source.ts';
-import { DamagedObjects, OutageLog, Refusals, WaitingOutDamage, type FollowerLog } from './follower-health.ts';
+import { DamagedObjects, OutageLog, Refusals, WaitingOutDamage } from './follower-health.ts';
+import type { StoreFollowerOptions } from './follower-options.ts';
+import { DecksFiles } from './follower-decks.ts';
 import { PollLoop } from './follower-poll.ts';
 import { CacheFolder } from './follower-record.ts';
 import { FollowedView, OpenPart, closeView, leaseOn, retireReplaced } from './follower-view.ts';
 import { storeLayout, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
-import { StoreDamagedError, downloadPart, hasPart } from './parts.ts';
+import { fetchPart } from './part-fetch.ts';
+import { StoreDamagedError, hasPart } from './parts.ts';
 import { readStoreManifest } from './publish.ts';
 import { StorePresence, retiredPartsDrained, servedStateOf } from './presence.ts';
 import { orderOf, positionOf, type StorePosition } from './version-order.ts';
 
-export interface StoreFollowerOptions {
-  /** Folder for downloaded parts; default: a new temporary folder, removed on close. */
-  cacheDir?: string;
-  /** How often the pointer is read. Default OPERATOR_DEFAULTS.storePollMs, 1 s (key changes land within it plus a download). */
-  pollMs?: number;
-  /**
-   * Fail closed: once storage has not confirmed the served version for this long, keyed
-   * endpoints and GET /decks/{id} answer 500 and /readyz 503 (revocations may be unseen).
-   * Default: never (keep serving the last version).
-   */
-  maxAgeMs?: number;
-  /** Longest wait in start() for the first download (it goes on in the background). Default 30 s. */
-  startWaitMs?: number;
-  /** How often the presence record (presence.ts) is rewritten besides each change. Default OPERATOR_DEFAULTS.storePresenceMs. */
-  presenceMs?: number;
-  log?: FollowerLog;
-  /** Errors the caller already logs as a storage outage (decisions.md: logged once): not logged again. */
-  reportedOutage?: (error: unknown) => boolean;
-}
+export type { StoreFollowerOptions } from './follower-options.ts';
 
 /**
  * `serve --store LOCATION`: follows the published store (published/layout.ts). Every `pollMs` the
@@ -59,18 +44,25 @@ export class StoreFollower implements StoreSource {
   /** The newest version served (the cache folder's record remembers it across restarts). */
   private served: StorePosition | null = null;
   private refused: StoreRefusal | null = null;
+  /** Bytes of part objects downloaded since start (status(), the store benchmark). */
+  private downloadedBytes = 0;
   private readonly loop: PollLoop;
   private readonly damaged = new DamagedObjects();
   private readonly pointerOutage: OutageLog;
   private readonly decksOutage: OutageLog;
   private readonly refusals: Refusals;
-  private readonly presence: StorePresence; // what this gateway serves, told to writers (a purge waits for it)
+  private readonly presence: StorePresence;
+  private readonly decksFiles: DecksFiles; // what this gateway serves, told to writers (a purge waits for it)
 
-  constructor(private readonly driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
+  private readonly driver: StorageDriver;
+
+  constructor(driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
+    this.driver = watchStorage(driver, { timeoutMs: options.pollTimeoutMs ?? OPERATOR_DEFAULTS.storePollTimeoutMs });
     this.loop = new PollLoop(() => this.refreshOnce(), options.pollMs ?? OPERATOR_DEFAULTS.storePollMs);
     this.pointerOutage = new OutageLog(options.log, `the store at ${driver.location}`, options.reportedOutage);
     this.decksOutage = new OutageLog(options.log, `the decks part download from ${driver.location}`, options.reportedOutage);
     this.refusals = new Refusals(options.log, driver.location);
+    this.decksFiles = new DecksFiles(this.driver);
     this.presence = new StorePresence(driver, { cacheDir: options.cacheDir, intervalMs: options.presenceMs, log: options.log });
   }
 
@@ -90,7 +82,8 @@ export class StoreFollower implements StoreSource {
     this.served = saved.position;
     const { auth, decks } = saved.parts;
     if (!(await hasPart(this.cache.partFile('auth', auth), auth)) || !(await hasPart(this.cache.partFile('decks', decks), decks))) return;
-    const view = new FollowedView(new OpenPart('auth', auth, this.cache.partFile('auth', auth)), new OpenPart('decks', decks, this.cache.partFile('decks', decks)), saved.position, saved.decksVersion);
+    const deckPart = Object.assign(new OpenPart('decks', decks, this.cache.partFile('decks', decks)), { onDisposed: (disposed: OpenPart) => this.decksFiles.keep(disposed) });
+    const view = new FollowedView(new OpenPart('auth', auth, this.cache.partFile('auth', auth)), deckPart, saved.position, saved.decksVersion);
     this.current = view;
     this.presence.served(servedStateOf(view), retiredPartsDrained(null, view));
     this.checkedAt = saved.checkedAt;
@@ -155,10 +148,18 @@ export class StoreFollower implements StoreSource {
     else outage.failed(error);
   }
 
+  /** A part's file, from the cache folder, else made from the decks files held plus what they lack (follower-decks.ts), else downloaded. */
   private async openPart(part: StorePart, ref: PartRef): Promise<OpenPart> {
     const file = this.cache.partFile(part, ref);
-    if (!(await hasPart(file, ref))) await this.damaged.read(`${part} ${ref.sha256}`, () => downloadPart(this.driver, part, ref, file));
-    return new OpenPart(part, ref, file);
+    let made: { downloaded: number; hashes?: Buffer; changed?: { from: string; pages: number[] } } | undefined;
+    if (part === 'decks') this.decksFiles.claim(file);
+    if (!(await hasPart(file, ref))) {
+      const got = await this.damaged.read(`${part} ${ref.sha256}`, () =>
+        part === 'decks' ? this.decksFiles.make(ref, file, this.current?.deckPart) : fetchPart(this.driver, part, ref, file).then(({ downloaded }) => ({ downloaded })));
+      this.downloadedBytes += got.downloaded;
+      made = got;
+    }
+    return Object.assign(new OpenPart(part, ref, file), { pageHashes: made?.hashes, changedFrom: made?.changed, onDisposed: part === 'decks' ? (disposed: OpenPart) => this.decksFiles.keep(disposed) : undefined });
   }
 
   private async apply(manifest: StoreManifest): Promise<void> {
@@ -282,6 +283,7 @@ export class StoreFollower implements StoreSource {
       sequence: view?.position.sequence ?? null,
       refused: this.refused,
       refusedPointers: this.refusals.count,
+      downloadedBytes: this.downloadedBytes,
     };
   }
 

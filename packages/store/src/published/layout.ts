@@ -9,6 +9,7 @@ import { SHA256_HEX_PATTERN, VERSION_PATTERN } from '@snapdeck/snapshot';
  *   _store/versions/<version>.json          manifest: the two parts that make this version, its
  *                                           sequence and store id (version-order.ts)
  *   _store/parts/<part>/<sha256>/<n>        segment n of a part's SQLite file (content-addressed)
+ *   _store/parts/<part>/<sha256>/d-<sha256> a piece of a page delta on top of that file (decks)
  *   _store/gateways/<gateway-id>.json       what one following gateway serves (presence.ts); not
  *                                           part of any version: prune, gc and restore never read it
  *
@@ -28,6 +29,8 @@ export const storeLayout = {
   versionsPrefix: `${STORE_PREFIX}versions/`,
   segment: (part: StorePart, sha256: string, n: number) => `${STORE_PREFIX}parts/${part}/${sha256}/${n}`,
   partPrefix: (part: StorePart, sha256: string) => `${STORE_PREFIX}parts/${part}/${sha256}/`,
+  /** A piece of a page delta, beside the segments of the base file it applies to. */
+  deltaPiece: (part: StorePart, baseSha256: string, pieceSha256: string) => `${STORE_PREFIX}parts/${part}/${baseSha256}/d-${pieceSha256}`,
   gatewaysPrefix: `${STORE_PREFIX}gateways/`,
   gateway: (id: string) => `${STORE_PREFIX}gateways/${id}.json`,
 };
@@ -39,12 +42,38 @@ export type StorePart = (typeof STORE_PARTS)[number];
 export const STORE_SEGMENT_BYTES = 16 * 1024 * 1024;
 
 const sha256 = z.string().regex(SHA256_HEX_PATTERN);
+const objectRef = z.object({ size: z.number().int().nonnegative(), sha256 });
+/** A page delta (page-delta.ts): its pieces (each ≤ 4 MiB, content-addressed), and the file it makes. */
+export const deltaRefSchema = z.object({
+  pieces: z.array(objectRef).min(1),
+  /** SHA-256 and size of the whole file once this delta is applied. */
+  result: z.object({ sha256, size: z.number().int().nonnegative() }),
+});
+export type DeltaRef = z.infer<typeof deltaRefSchema>;
 export const partRefSchema = z.object({
   sha256,
   size: z.number().int().nonnegative(),
   /** The writer's change generation of this part when it was built (store_generations). */
   generation: z.number().int().nonnegative(),
-  segments: z.array(z.object({ size: z.number().int().nonnegative(), sha256 })).min(1),
+  /** Segments of the file itself, or (with `base`) of the base file the deltas apply to. */
+  segments: z.array(objectRef).min(1),
+  /**
+   * Decks parts published incrementally (decks-publish.ts): `segments` hold this base file, and
+   * `deltas`, applied in order, make the part. Every object lives under partPrefix(base.sha256).
+   */
+  base: z.object({ sha256, size: z.number().int().nonnegative() }).optional(),
+  deltas: z.array(deltaRefSchema).optional(),
+  /**
+   * A part re-published whole (a rebase, after its deltas grew past the threshold): the delta from
+   * the part before it, so that a gateway holding that one still downloads only the change.
+   */
+  bridge: z.object({ from: sha256, delta: deltaRefSchema }).optional(),
+  /**
+   * The file's page size and the SHA-256 of the concatenated SHA-256s of its pages (page-hashes.ts):
+   * what a gateway checks a file made from its own plus a delta against without reading it whole.
+   */
+  pageSize: z.number().int().min(512).max(65536).optional(),
+  pageRoot: sha256.optional(),
 });
 export type PartRef = z.infer<typeof partRefSchema>;
 
@@ -74,4 +103,14 @@ export function parseStoreManifest(body: Uint8Array, version: string): StoreMani
   const manifest = storeManifestSchema.parse(JSON.parse(Buffer.from(body).toString('utf8')));
   if (manifest.version !== version) throw new Error(`manifest of ${version} names version ${manifest.version}`);
   return manifest;
+}
+
+/** Where a part's objects are stored: under its base file's prefix when it is made of deltas, else its own. */
+export function storedUnder(ref: PartRef): string {
+  return ref.base?.sha256 ?? ref.sha256;
+}
+
+/** Every object of a delta, as (key, size + checksum) pairs; `under`: the prefix it lives under. */
+export function deltaObjects(part: StorePart, under: string, delta: DeltaRef): Array<[string, { size: number; sha256: string }]> {
+  return delta.pieces.map((piece) => [storeLayout.deltaPiece(part, under, piece.sha256), piece]);
 }

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { sha256Hex, sha256OfFile, storedChecksum, type StorageDriver } from '@snapdeck/snapshot';
 import type { Db } from '../db/database.ts';
-import { STORE_SEGMENT_BYTES, storeLayout, type PartRef, type StorePart } from './layout.ts';
+import { STORE_SEGMENT_BYTES, deltaObjects, storeLayout, storedUnder, type PartRef, type StorePart } from './layout.ts';
 
 /**
  * Part files: building them from the writer database, uploading them in verified segments, and
@@ -167,7 +167,12 @@ export async function uploadPart(driver: StorageDriver, part: StorePart, file: s
 
 /** The segments of a part, as (key, size + checksum) pairs for verifyStored. */
 export function partObjects(part: StorePart, ref: PartRef): Array<[string, { size: number; sha256: string }]> {
-  return ref.segments.map((segment, n) => [storeLayout.segment(part, ref.sha256, n), segment]);
+  const under = storedUnder(ref);
+  return [
+    ...ref.segments.map((segment, n): [string, { size: number; sha256: string }] => [storeLayout.segment(part, under, n), segment]),
+    ...(ref.deltas ?? []).flatMap((delta) => deltaObjects(part, under, delta)),
+    ...(ref.bridge ? deltaObjects(part, under, ref.bridge.delta) : []),
+  ];
 }
 
 /**
@@ -185,14 +190,14 @@ export class PartChecksumError extends StoreDamagedError {}
  * segment is checked against its SHA-256 as it arrives, and the whole file against the part's.
  * Any mismatch: PartChecksumError, and nothing is left at `file`.
  */
-export async function downloadPart(driver: StorageDriver, part: StorePart, ref: PartRef, file: string): Promise<void> {
+export async function downloadPart(driver: StorageDriver, part: StorePart, ref: PartRef, file: string): Promise<number> {
   await mkdir(dirname(file), { recursive: true });
   const temp = tempName(file);
   const handle = await open(temp, 'w');
   const whole = createHash('sha256');
   try {
     for (let n = 0; n < ref.segments.length; n++) {
-      const key = storeLayout.segment(part, ref.sha256, n);
+      const key = storeLayout.segment(part, storedUnder(ref), n);
       const object = await driver.get(key);
       if (!object) throw new PartChecksumError(`${driver.location}/${key} is missing`);
       const expected = ref.segments[n]!;
@@ -206,6 +211,7 @@ export async function downloadPart(driver: StorageDriver, part: StorePart, ref: 
     await handle.close();
     if (whole.digest('hex') !== ref.sha256) throw new PartChecksumError(`${part} part ${ref.sha256}: the whole file does not match its SHA-256`);
     await rename(temp, file);
+    return ref.size;
   } catch (error) {
     await handle.close().catch(() => {});
     await rm(temp, { force: true });

@@ -8,8 +8,11 @@ import {
 } from '@snapdeck/snapshot';
 import type { Db } from '../db/database.ts';
 import { DECK_CURSOR_SECRET, getOrCreateSecret } from '../decks/secret.ts';
-import { STORE_SEGMENT_BYTES, parseStoreManifest, storeLayout, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
-import { StoreDamagedError, buildAuthPart, buildDecksPart, describePart, partObjects, readGenerations, uploadPart } from './parts.ts';
+import { publishDecksPart, type DecksPublished } from './decks-publish.ts';
+import { STORE_SEGMENT_BYTES, storeLayout, storedUnder, type PartRef, type StoreManifest, type StorePart } from './layout.ts';
+import { readStoreManifest } from './manifest-read.ts';
+import { buildAuthPart, describePart, partObjects, readGenerations, uploadPart } from './parts.ts';
+import { pruneStore } from './prune.ts';
 import { ownPosition, readPublication, recordPending, recordPublication } from './publications.ts';
 import { nextSequence, orderOf, positionOf, type StorePosition } from './version-order.ts';
 
@@ -68,6 +71,8 @@ export interface StorePublishResult {
    * restored from): this publish moved the store forward again from this database.
    */
   rolledBack?: { pointer: string; own: string };
+  /** How the decks part went, when it was built: whole, as a page delta, or whole again (a rebase). */
+  decks?: DecksPublished['kind'];
   elapsedMs: number;
 }
 
@@ -78,65 +83,14 @@ export interface StorePublishOptions {
   keep?: number;
   /** Versions younger than this are kept whatever `keep` says (default STORE_PRUNE_MIN_AGE_MS). */
   pruneMinAgeMs?: number;
+  /** Decks parts smaller than this are sent whole (default DECKS_DELTA_MIN_BYTES). */
+  deltaMinBytes?: number;
+  /** A decks chain whose deltas pass this share of the file is re-sent whole (default DECKS_REBASE_RATIO). */
+  rebaseRatio?: number;
 }
 
-/** Store versions kept behind the current one: rollback room, and for gateways mid-download. */
-export const STORE_KEEP_VERSIONS = 5;
-/** No version younger than this is removed: a gateway may still be downloading it. */
-export const STORE_PRUNE_MIN_AGE_MS = 60 * 60 * 1000;
-
-/**
- * Removes store versions that are neither current, nor among the `keep` newest, nor younger than
- * `minAgeMs`, with the parts only they named (parts are shared between versions: a key change
- * names the same decks part again, so most publishes free nothing but a few kB). Manifests go
- * first, so a part is never removed while a kept manifest names it. Segments no manifest ever
- * named (a publish killed before its manifest) are left alone.
- */
-export async function pruneStore(driver: StorageDriver, options: { keep?: number; minAgeMs?: number } = {}): Promise<{ versions: number; bytes: number }> {
-  const keep = options.keep ?? STORE_KEEP_VERSIONS;
-  const minAgeMs = options.minAgeMs ?? STORE_PRUNE_MIN_AGE_MS;
-  const pointer = await readPointer(driver, storeLayout.pointer);
-  if (!pointer) return { versions: 0, bytes: 0 };
-  const versions = (await driver.list(storeLayout.versionsPrefix))
-    .map((key) => key.slice(storeLayout.versionsPrefix.length).replace(/\.json$/, ''))
-    .sort()
-    .reverse();
-  const kept = new Set([pointer.version, ...versions.slice(0, keep + 1)]);
-  const doomed = versions.filter((v) => !kept.has(v) && v < pointer.version && Date.now() - (versionTime(v)?.getTime() ?? Date.now()) > minAgeMs);
-  if (doomed.length === 0) return { versions: 0, bytes: 0 };
-  const prefixesOf = async (list: string[]) => {
-    const out = new Set<string>();
-    for (const version of list) {
-      const manifest = await readStoreManifest(driver, version);
-      for (const part of ['auth', 'decks'] as const) out.add(storeLayout.partPrefix(part, manifest.parts[part].sha256));
-    }
-    return out;
-  };
-  const named = await prefixesOf(versions.filter((v) => !doomed.includes(v)));
-  // Only parts the removed versions named: segments of a publish in progress (not yet named by any
-  // manifest) are never touched.
-  const freed = [...(await prefixesOf(doomed))].filter((prefix) => !named.has(prefix));
-  for (const version of doomed) await driver.delete(storeLayout.manifest(version));
-  let bytes = 0;
-  for (const prefix of freed) {
-    for (const [key, size] of await listSizes(driver, prefix)) {
-      await driver.delete(key);
-      bytes += size;
-    }
-  }
-  return { versions: doomed.length, bytes };
-}
-
-/** The manifest of `version` at the location, checked; throws with the reason when it is not there or damaged. */
-export async function readStoreManifest(driver: StorageDriver, version: string): Promise<StoreManifest> {
-  const object = await driver.get(storeLayout.manifest(version));
-  if (!object) throw new StoreDamagedError(`${driver.location}/${storeLayout.manifest(version)} is missing: the store version ${version} is damaged`);
-  try {
-    return parseStoreManifest(object.body, version);
-  } catch (error) {
-    throw new StoreDamagedError(`${driver.location}/${storeLayout.manifest(version)} is not a valid store manifest: ${(error as Error).message}`, { cause: error });
-  }
-}
+export { STORE_KEEP_VERSIONS, STORE_PRUNE_MIN_AGE_MS, pruneStore } from './prune.ts';
+export { readStoreManifest } from './manifest-read.ts';
 
 /**
  * A scratch folder for the part files, beside the database (same disk, and the database's size
@@ -191,6 +145,9 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
     let bytesSent = 0;
     const reuse = (part: StorePart, generation: number | null | undefined) =>
       from && generation !== null && generation !== undefined && generation === now[part] ? from.parts[part] : null;
+    // Objects written by this publish (checked in storage below) and, after the pointer moved, what the decks copy keeps.
+    const written: Array<[string, { size: number; sha256: string }]> = [];
+    let decksPublished: DecksPublished | null = null;
     for (const part of ['auth', 'decks'] as const) {
       const unchanged = reuse(part, part === 'auth' ? publication?.auth_generation : publication?.decks_generation);
       if (unchanged) {
@@ -198,13 +155,20 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
         continue;
       }
       options.onProgress?.(`building the ${part} part`);
+      built.push(part);
+      if (part === 'decks') {
+        decksPublished = await publishDecksPart(db, driver, from?.parts.decks ?? null, work, options);
+        parts.decks = decksPublished.ref;
+        bytesSent += decksPublished.bytesSent;
+        written.push(...decksPublished.written);
+        continue;
+      }
       const file = join(work, `${part}.db`);
-      const generation = part === 'auth' ? buildAuthPart(db, file) : buildDecksPart(db, file);
-      const ref = await describePart(file, generation, segmentBytes);
+      const ref = await describePart(file, buildAuthPart(db, file), segmentBytes);
       options.onProgress?.(`uploading the ${part} part (${ref.size} bytes, ${ref.segments.length} segment(s))`);
       bytesSent += await uploadPart(driver, part, file, ref, segmentBytes);
       parts[part] = ref;
-      built.push(part);
+      written.push(...partObjects(part, ref));
     }
 
     const latest = [base?.version, own?.version].filter((v): v is string => !!v).sort().at(-1) ?? null;
@@ -225,15 +189,13 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
     // What this publish wrote is checked in storage; a part named again unchanged was checked by
     // the publish that wrote it (and every reader checks it again): re-reading a gigabyte of
     // decks for a key change would cost seconds on a folder, where no stored checksum exists.
-    const problems = await verifyStored(driver, [
-      ...built.flatMap((part) => partObjects(part, manifest.parts[part])),
-      [storeLayout.manifest(version), { size: body.length, sha256: sha256Hex(body) }],
-    ]);
-    // A part named again must at least still be there, whole (one listing, no reading).
-    for (const part of (['auth', 'decks'] as const).filter((p) => !built.includes(p))) {
-      const present = await listSizes(driver, storeLayout.partPrefix(part, manifest.parts[part].sha256));
-      for (const [key, segment] of partObjects(part, manifest.parts[part])) {
-        if (present.get(key) !== segment.size) problems.push(`${key} is missing or of the wrong size`);
+    const problems = await verifyStored(driver, [...written, [storeLayout.manifest(version), { size: body.length, sha256: sha256Hex(body) }]]);
+    // Every other object the version names must at least still be there, whole (one listing per part, no reading).
+    const fresh = new Set(written.map(([key]) => key));
+    for (const part of ['auth', 'decks'] as const) {
+      const present = await listSizes(driver, storeLayout.partPrefix(part, storedUnder(manifest.parts[part])));
+      for (const [key, object] of partObjects(part, manifest.parts[part])) {
+        if (!fresh.has(key) && present.get(key) !== object.size) problems.push(`${key} is missing or of the wrong size`);
       }
     }
     if (problems.length > 0) throw new StoreVerificationError(location, version, problems);
@@ -247,11 +209,12 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
       throw error;
     }
     recordPublication(db, location, position, generations);
+    await decksPublished?.commit();
     const pruned = await pruneStore(driver, { keep: options.keep, minAgeMs: options.pruneMinAgeMs }).catch((error: unknown) => {
       options.onProgress?.(`old store versions were not removed (the next publish tries again): ${(error as Error).message}`);
       return { versions: 0, bytes: 0 };
     });
-    return { version, alreadyCurrent: false, built, bytesSent, sizes: sizesOf(manifest), pruned, rolledBack, elapsedMs: Date.now() - started };
+    return { version, alreadyCurrent: false, built, bytesSent, sizes: sizesOf(manifest), pruned, rolledBack, decks: decksPublished?.kind, elapsedMs: Date.now() - started };
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -7,6 +7,7 @@ import { VERSION_PATTERN, readPointer, type StorageDriver } from '@snapdeck/snap
 import { migrate } from '../db/database.ts';
 import { MIGRATIONS } from '../db/migrations.ts';
 import { storeLayout, type StoreManifest } from './layout.ts';
+import { fetchPart } from './part-fetch.ts';
 import { PartChecksumError, downloadPart, readGenerations } from './parts.ts';
 import { recordPublication } from './publications.ts';
 import { readStoreManifest } from './publish.ts';
@@ -81,7 +82,7 @@ export async function restoreStore(driver: StorageDriver, file: string, options:
     const decksFile = join(work, 'restored.db');
     const authFile = join(work, 'auth.db');
     await downloadPart(driver, 'auth', manifest.parts.auth, authFile);
-    await downloadPart(driver, 'decks', manifest.parts.decks, decksFile);
+    await fetchPart(driver, 'decks', manifest.parts.decks, decksFile);
     const db = new Database(decksFile);
     let counts: { keys: number; tokens: number; decks: number };
     try {
