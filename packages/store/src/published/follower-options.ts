@@ -7,9 +7,10 @@ export interface StoreFollowerOptions {
   /** How often the pointer is read. Default OPERATOR_DEFAULTS.storePollMs, 1 s (key changes land within it plus a download). */
   pollMs?: number;
   /**
-   * Every storage read of a poll or a download (pointer, manifest, part objects) not answered
-   * within this long is given up (StorageTimeoutError): the poll fails like an unreachable storage
-   * and is tried again soon, so a frozen storage never hangs the follower. Default
+   * Every storage read of a poll (pointer, manifest) not answered within this long is given up
+   * (StorageTimeoutError): the poll fails like an unreachable storage and is tried again soon, so
+   * a frozen storage never hangs the follower. Part downloads are not cut short by it (a large
+   * part may take longer); the storage client's idle timeout bounds them. Default
    * OPERATOR_DEFAULTS.storePollTimeoutMs; writes (the presence record) are not cut short.
    */
   pollTimeoutMs?: number;

@@ -25,10 +25,9 @@ export type { StoreFollowerOptions } from './follower-options.ts';
  * Versions only move forward (version-order.ts): a pointer naming a version older than (or
  * unrelated to) one served, which the cache folder remembers across restarts, is refused, logged
  * once, counted and shown in status(), and the served version kept.
- * A failed read or download is tried again at the next poll, so a hiccup costs a poll, not a
- * bound; only bytes that fail their checks are put aside, for a backoff (follower-health.ts). A
- * part whose checksums do not match is never opened. While storage is unreachable the last
- * version keeps being served and its age grows.
+ * A failed read or download is tried again at the next poll; only bytes that fail their checks
+ * are put aside, for a backoff (follower-health.ts), and never opened. While storage is
+ * unreachable the last version keeps being served and its age grows.
  */
 export class StoreFollower implements StoreSource {
   private current: FollowedView | null = null;
@@ -53,16 +52,17 @@ export class StoreFollower implements StoreSource {
   private readonly refusals: Refusals;
   private readonly presence: StorePresence;
   private readonly decksFiles: DecksFiles; // what this gateway serves, told to writers (a purge waits for it)
-
-  private readonly driver: StorageDriver;
+  private readonly driver: StorageDriver; // polls (pointer, manifest): each read bounded by the poll timeout
+  private readonly downloads: StorageDriver; // parts: longer than a poll may take; the client's idle timeout bounds them
 
   constructor(driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
     this.driver = watchStorage(driver, { timeoutMs: options.pollTimeoutMs ?? OPERATOR_DEFAULTS.storePollTimeoutMs });
+    this.downloads = driver;
     this.loop = new PollLoop(() => this.refreshOnce(), options.pollMs ?? OPERATOR_DEFAULTS.storePollMs);
     this.pointerOutage = new OutageLog(options.log, `the store at ${driver.location}`, options.reportedOutage);
     this.decksOutage = new OutageLog(options.log, `the decks part download from ${driver.location}`, options.reportedOutage);
     this.refusals = new Refusals(options.log, driver.location);
-    this.decksFiles = new DecksFiles(this.driver);
+    this.decksFiles = new DecksFiles(this.downloads);
     this.presence = new StorePresence(driver, { cacheDir: options.cacheDir, intervalMs: options.presenceMs, log: options.log });
   }
 
@@ -155,7 +155,7 @@ export class StoreFollower implements StoreSource {
     if (part === 'decks') this.decksFiles.claim(file);
     if (!(await hasPart(file, ref))) {
       const got = await this.damaged.read(`${part} ${ref.sha256}`, () =>
-        part === 'decks' ? this.decksFiles.make(ref, file, this.current?.deckPart) : fetchPart(this.driver, part, ref, file).then(({ downloaded }) => ({ downloaded })));
+        part === 'decks' ? this.decksFiles.make(ref, file, this.current?.deckPart) : fetchPart(this.downloads, part, ref, file).then(({ downloaded }) => ({ downloaded })));
       this.downloadedBytes += got.downloaded;
       made = got;
     }
