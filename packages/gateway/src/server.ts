@@ -75,8 +75,11 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
   let store: StoreSource;
   let storeStorage: ReturnType<typeof openStorage> | null = null;
   if (config.store) {
-    storeStorage = storageHealth.watch(openStorage(config.store), 'store');
-    const follower = new StoreFollower(storeStorage, { cacheDir: config.cacheDir, pollMs: config.storePollMs, pollTimeoutMs: config.storePollTimeoutMs, maxAgeMs: config.maxStoreAgeMs, log, reportedOutage: (error) => storageHealth.isStorageFailure(error) });
+    const raw = openStorage(config.store);
+    storeStorage = storageHealth.watch(raw, 'store'); // part downloads and presence: not cut short
+    // Polls bounded inside the watcher, so one given up on is counted and logged there, once.
+    const polls = storageHealth.watch(raw, 'store', config.storePollTimeoutMs ?? OPERATOR_DEFAULTS.storePollTimeoutMs);
+    const follower = new StoreFollower(storeStorage, { cacheDir: config.cacheDir, pollMs: config.storePollMs, polls, maxAgeMs: config.maxStoreAgeMs, log, reportedOutage: (error) => storageHealth.isStorageFailure(error) });
     // Resolves once the first attempt is done, loaded or not: a gateway that cannot reach its
     // store starts anyway, not ready, and keeps trying (decisions.md "The published store").
     await follower.start();

@@ -1,3 +1,4 @@
+import type { StorageDriver } from '@snapdeck/snapshot';
 import type { FollowerLog } from './follower-health.ts';
 
 /** How a StoreFollower (follower.ts) runs. */
@@ -14,6 +15,12 @@ export interface StoreFollowerOptions {
    * OPERATOR_DEFAULTS.storePollTimeoutMs; writes (the presence record) are not cut short.
    */
   pollTimeoutMs?: number;
+  /**
+   * The driver the polls read through, already bounded by the poll timeout (the gateway passes
+   * one its storage watcher wraps, so a poll given up on is counted and logged there, once).
+   * Default: the follower's driver, bounded by pollTimeoutMs.
+   */
+  polls?: StorageDriver;
   /**
    * Fail closed: once storage has not confirmed the served version for this long, keyed
    * endpoints and GET /decks/{id} answer 500 and /readyz 503 (revocations may be unseen).

@@ -56,7 +56,7 @@ export class StoreFollower implements StoreSource {
   private readonly downloads: StorageDriver; // parts: longer than a poll may take; the client's idle timeout bounds them
 
   constructor(driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
-    this.driver = watchStorage(driver, { timeoutMs: options.pollTimeoutMs ?? OPERATOR_DEFAULTS.storePollTimeoutMs });
+    this.driver = options.polls ?? watchStorage(driver, { timeoutMs: options.pollTimeoutMs ?? OPERATOR_DEFAULTS.storePollTimeoutMs });
     this.downloads = driver;
     this.loop = new PollLoop(() => this.refreshOnce(), options.pollMs ?? OPERATOR_DEFAULTS.storePollMs);
     this.pointerOutage = new OutageLog(options.log, `the store at ${driver.location}`, options.reportedOutage);
