@@ -68,10 +68,9 @@ export function rateLimitWaitSeconds(headers: Headers): number | null {
 
 /** One HTTP call with the retry policy: 429 waits, 5xx and network errors back off, other 4xx fail at once. */
 export class Transport {
-  /** The API's base URL without a trailing slash (search indexes resolve their files against it). */
-  readonly base: string;
+  private readonly base: string;
   private readonly retry: Required<RetryOptions>;
-  readonly fetch: typeof fetch;
+  private readonly fetch: typeof fetch;
 
   constructor(private readonly options: ClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
