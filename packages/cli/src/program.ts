@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { buildInfo } from '@snapdeck/gateway';
+import { buildInfo } from '@snapdeck/gateway/build-info';
 import { registerBuildCommand } from './commands/build.ts';
 import { registerDecksCommand } from './commands/decks.ts';
 import { registerGcCommand } from './commands/gc.ts';

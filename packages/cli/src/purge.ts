@@ -1,6 +1,6 @@
 import { OperatorError } from '@snapdeck/contract';
 import { InvalidArgumentError, type Command } from 'commander';
-import { ALL_DECKS_KEY, SURROGATE_KEY, SURROGATE_KEY_TOKEN, deckKey } from '@snapdeck/gateway';
+import { ALL_DECKS_KEY, SURROGATE_KEY, SURROGATE_KEY_TOKEN, deckKey } from '@snapdeck/gateway/surrogate-keys';
 import { outputOf } from './output.ts';
 import { waitForChange, type PublishedChange } from './purge-wait.ts';
 

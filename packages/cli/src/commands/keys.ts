@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
-import { apiKeyKey } from '@snapdeck/gateway';
+import { apiKeyKey } from '@snapdeck/gateway/surrogate-keys';
 import { KEY_CHANGE_CHECK_MS, KEY_ID_PATTERN, KeyStore, SCOPES, openDatabase, redactSecret, type ApiKey } from '@snapdeck/store';
 import { outputOf } from '../output.ts';
 import { dbOption, quota } from '../options.ts';

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { GAME_SLUGS, MIB, OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
 import type { SnapshotReader } from '@snapdeck/snapshot';
-import { loadDeprecations, redactRedisUrl, startGateway, type Deprecation } from '@snapdeck/gateway';
+import type { Deprecation } from '@snapdeck/gateway';
 import { dbOption, nonNegativeInteger, optionsFromEnvironment, positiveInteger, quota } from '../options.ts';
 import { outputOf } from '../output.ts';
 import { checkStoreLocation } from '../store-location.ts';
@@ -92,6 +92,8 @@ Examples:
       if (options.store === undefined && (options.cacheDir !== undefined || options.maxStoreAge !== undefined)) {
         throw new OperatorError('--cache-dir and --max-store-age go with --store');
       }
+      // The gateway's modules load with the one command that runs it (they cost every other command ~0.5 s).
+      const { loadDeprecations, redactRedisUrl, startGateway } = await import('@snapdeck/gateway');
       // A wrong file stops the start-up with the problems listed (main.ts prints the message).
       const deprecations: Deprecation[] | undefined = options.deprecations ? await loadDeprecations(options.deprecations) : undefined;
       const gateway = await startGateway({

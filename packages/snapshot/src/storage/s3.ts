@@ -1,8 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import {
   ObjectNotFoundError, PreconditionFailedError, StorageUnavailableError, type ObjectInfo, type PutOptions, type StorageDriver, type StoredObject,
 } from './driver.ts';
@@ -74,6 +71,15 @@ export function parseS3Location(location: string): { bucket: string; prefix: str
   return { bucket: match[1]!, prefix: path === '' ? '' : `${path}/` };
 }
 
+type Sdk = typeof import('@aws-sdk/client-s3');
+/**
+ * The AWS SDK, imported on first use: importing it takes 0.3 s (0.6 s under load), which every
+ * CLI command and gateway storing in a folder paid before it was lazy (and tests spawn the CLI
+ * hundreds of times).
+ */
+let sdk: Promise<Sdk> | undefined;
+const loadSdk = (): Promise<Sdk> => (sdk ??= import('@aws-sdk/client-s3'));
+
 function md5Hex(body: Uint8Array): string {
   return createHash('md5').update(body).digest('hex');
 }
@@ -96,7 +102,9 @@ export class S3Driver implements StorageDriver {
   readonly location: string;
   readonly bucket: string;
   private readonly prefix: string;
-  private readonly client: S3Client;
+  /** The client, made on first use (with the SDK: loadSdk); or the one given. */
+  private client: Promise<S3Client> | undefined;
+  private readonly config: S3ClientConfig;
   private readonly listPageSize: number | undefined;
   /** Where the bucket is looked for, for messages: the endpoint, or AWS S3 and the region. */
   private readonly endpoint: string;
@@ -108,29 +116,29 @@ export class S3Driver implements StorageDriver {
     this.location = `s3://${bucket}/${prefix.replace(/\/$/, '')}`;
     this.listPageSize = options.listPageSize;
     this.endpoint = options.endpoint ?? `AWS S3 (region ${options.region ?? 'us-east-1'})`;
-    if (options.client) {
-      this.client = options.client;
-    } else {
-      const requestTimeoutMs = options.requestTimeoutMs ?? 120_000;
-      const config: S3ClientConfig = {
-        region: options.region ?? 'us-east-1',
-        maxAttempts: options.maxAttempts ?? 4,
-        retryMode: 'standard',
-        requestHandler: {
-          // Whole attempt (a TimeoutError, then retried), and silence on the socket within it.
-          requestTimeout: requestTimeoutMs,
-          throwOnRequestTimeout: true,
-          socketTimeout: Math.min(requestTimeoutMs, 30_000),
-          connectionTimeout: options.connectionTimeoutMs ?? 5_000,
-        },
-      };
-      if (options.endpoint) {
-        config.endpoint = options.endpoint;
-        config.forcePathStyle = true;
-      }
-      if (options.credentials) config.credentials = options.credentials;
-      this.client = new S3Client(config);
-    }
+    if (options.client) this.client = Promise.resolve(options.client);
+    const requestTimeoutMs = options.requestTimeoutMs ?? 120_000;
+    this.config = {
+      region: options.region ?? 'us-east-1',
+      maxAttempts: options.maxAttempts ?? 4,
+      retryMode: 'standard',
+      requestHandler: {
+        // Whole attempt (a TimeoutError, then retried), and silence on the socket within it.
+        requestTimeout: requestTimeoutMs,
+        throwOnRequestTimeout: true,
+        socketTimeout: Math.min(requestTimeoutMs, 30_000),
+        connectionTimeout: options.connectionTimeoutMs ?? 5_000,
+      },
+      ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
+      ...(options.credentials ? { credentials: options.credentials } : {}),
+    };
+  }
+
+  /** Runs `send` with the client and the SDK's module (both made or loaded on first use). */
+  private async call<T>(send: (client: S3Client, sdk: Sdk) => Promise<T>): Promise<T> {
+    const module = await loadSdk();
+    this.client ??= Promise.resolve(new module.S3Client(this.config));
+    return send(await this.client, module);
   }
 
   private objectKey(key: string): string {
@@ -160,7 +168,7 @@ export class S3Driver implements StorageDriver {
     const Key = this.objectKey(key);
     try {
       return await this.send('GET', key, async () => {
-        const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
+        const out = await this.call((c, m) => c.send(new m.GetObjectCommand({ Bucket: this.bucket, Key })));
         const body = out.Body ? await out.Body.transformToByteArray() : new Uint8Array(0);
         return { body, size: body.length, etag: out.ETag ?? '' };
       });
@@ -180,7 +188,7 @@ export class S3Driver implements StorageDriver {
     }
     try {
       const body = await this.send('GET (range)', key, async () => {
-        const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range: `bytes=${offset}-${offset + length - 1}` }));
+        const out = await this.call((c, m) => c.send(new m.GetObjectCommand({ Bucket: this.bucket, Key, Range: `bytes=${offset}-${offset + length - 1}` })));
         return out.Body ? await out.Body.transformToByteArray() : new Uint8Array(0);
       });
       if (body.length !== length) throw new Error(`${key} is shorter than ${offset + length} bytes`);
@@ -196,7 +204,7 @@ export class S3Driver implements StorageDriver {
     const Key = this.objectKey(key);
     try {
       return await this.send('HEAD', key, async () => {
-        const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
+        const out = await this.call((c, m) => c.send(new m.HeadObjectCommand({ Bucket: this.bucket, Key })));
         const etag = out.ETag ?? '';
         const info: ObjectInfo = { size: out.ContentLength ?? 0, etag };
         const sha256 = out.Metadata?.sha256;
@@ -220,8 +228,8 @@ export class S3Driver implements StorageDriver {
     const sha256 = sha256Hex(body);
     try {
       const out = await this.send('PUT', key, () =>
-        this.client.send(
-          new PutObjectCommand({
+        this.call((c, m) =>
+          c.send(new m.PutObjectCommand({
             Bucket: this.bucket,
             Key,
             Body: body,
@@ -230,7 +238,7 @@ export class S3Driver implements StorageDriver {
             Metadata: { sha256, md5: md5Hex(body) },
             ...(options.ifNoneMatch === '*' ? { IfNoneMatch: '*' } : {}),
             ...(options.ifMatch !== undefined ? { IfMatch: options.ifMatch } : {}),
-          }),
+          })),
         ),
       );
       return { size: body.length, etag: out.ETag ?? '', sha256 };
@@ -247,7 +255,7 @@ export class S3Driver implements StorageDriver {
     let token: string | undefined;
     do {
       const page = await this.send('LIST', prefix, () =>
-        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token, MaxKeys: this.listPageSize })),
+        this.call((c, m) => c.send(new m.ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token, MaxKeys: this.listPageSize }))),
       );
       for (const object of page.Contents ?? []) {
         if (object.Key !== undefined && object.Key.startsWith(this.prefix)) out.set(object.Key.slice(this.prefix.length), object.Size ?? 0);
@@ -264,7 +272,7 @@ export class S3Driver implements StorageDriver {
   async delete(key: string): Promise<void> {
     const Key = this.objectKey(key);
     try {
-      await this.send('DELETE', key, () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key })));
+      await this.send('DELETE', key, () => this.call((c, m) => c.send(new m.DeleteObjectCommand({ Bucket: this.bucket, Key }))));
     } catch (error) {
       if (isNotFound(error)) return;
       throw error;
@@ -272,6 +280,6 @@ export class S3Driver implements StorageDriver {
   }
 
   async close(): Promise<void> {
-    this.client.destroy();
+    (await this.client)?.destroy();
   }
 }
