@@ -4,7 +4,7 @@
  * whole), followed by in-process StoreFollowers reading through a CountingDriver, so the bytes
  * uploaded and downloaded per import are counted, not assumed.
  */
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -135,6 +135,25 @@ describe('incremental decks parts', () => {
     console.log(`successive imports, bytes sent / downloaded: ${costs.map(([sent, got]) => `${sent} / ${got}`).join(', ')}`);
     // The delta's pieces, never the previous import's again (the bytes sent include the manifest).
     for (const [sent, got] of costs) expect(got).toBeLessThanOrEqual(sent);
+  });
+
+  it('after a start the first import is patched in place too: the spare is made in the background, and becomes the new decks file', async () => {
+    const cacheDir = join(dir, 'cache-start');
+    const { follower } = await follow(cacheDir); // settled: the spare is ready
+    const parts = join(cacheDir, 'parts');
+    const spares = (await readdir(parts)).filter((name) => name.endsWith('.spare'));
+    expect(spares, 'one spare, a copy of the served decks file').toHaveLength(1);
+    const served = join(parts, spares[0]!.replace(/\.spare$/, ''));
+    expect((await readFile(join(parts, spares[0]!))).equals(await readFile(served))).toBe(true);
+    const spareInode = (await stat(join(parts, spares[0]!))).ino;
+    const added = someDecks(5, 'After start');
+    await importDecks(db, added.map(line));
+    expect((await publishStore(db, writer, OPTIONS)).decks).toBe('delta');
+    await caughtUp(follower);
+    const decksFile = join(parts, `decks-${(await currentManifest()).parts.decks.sha256}.db`);
+    // The spare patched in place and renamed, not the served file copied (a pass over all of it).
+    expect((await stat(decksFile)).ino).toBe(spareInode);
+    for (const d of added) expect(serves(follower, d.id)).toBe(true);
   });
 
   it('a follower that missed several versions applies only the deltas it lacks; one starting empty gets base + chain', async () => {

@@ -1,4 +1,5 @@
-import type { StoreRefusal } from '../source.ts';
+import type { StoreRefusal, StoreStatus } from '../source.ts';
+import type { FollowedView } from './follower-view.ts';
 import { StoreDamagedError } from './parts.ts';
 
 /**
@@ -119,4 +120,24 @@ export class Refusals {
     this.log?.error({ pointer: version, served, reason }, `store: refusing a pointer that goes backwards: ${message}`);
     return refusal;
   }
+}
+
+/** What a follower reports (status()): the view served, how long ago storage confirmed it, and what went wrong. */
+export function followerStatus(view: FollowedView | null, ageMs: number, state: {
+  location: string; maxAgeMs?: number; problem: string | null; refused: StoreRefusal | null; refusedPointers: number; downloadedBytes: number;
+}): StoreStatus {
+  const stale = state.maxAgeMs !== undefined && ageMs > state.maxAgeMs;
+  return {
+    mode: 'store',
+    location: state.location,
+    ready: view !== null && !stale,
+    version: view?.version ?? null,
+    decksVersion: view?.decksVersion ?? null,
+    ageSeconds: Number.isFinite(ageMs) ? Math.round(ageMs / 100) / 10 : null,
+    problem: view === null || stale || state.problem ? (stale ? `stale: last confirmed ${Math.round(ageMs / 1000)} s ago` : state.problem) : null,
+    sequence: view?.position.sequence ?? null,
+    refused: state.refused,
+    refusedPointers: state.refusedPointers,
+    downloadedBytes: state.downloadedBytes,
+  };
 }

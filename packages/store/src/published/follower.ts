@@ -1,7 +1,7 @@
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { readPointer, watchStorage, type StorageDriver } from '@snapdeck/snapshot';
 import { StoreUnavailableError, type StoreLease, type StoreRefusal, type StoreSource, type StoreStatus } from '../source.ts';
-import { DamagedObjects, OutageLog, Refusals, WaitingOutDamage } from './follower-health.ts';
+import { DamagedObjects, OutageLog, Refusals, WaitingOutDamage, followerStatus } from './follower-health.ts';
 import type { StoreFollowerOptions } from './follower-options.ts';
 import { DecksFiles } from './follower-decks.ts';
 import { PollLoop } from './follower-poll.ts';
@@ -40,6 +40,8 @@ export class StoreFollower implements StoreSource {
   private decksDownload: Promise<void> | null = null;
   private installing: Promise<void> = Promise.resolve();
   private lastManifest: StoreManifest | null = null;
+  /** The first poll is done and the cache folder cleared of what no view uses. */
+  private startedUp = false;
   /** The newest version served (the cache folder's record remembers it across restarts). */
   private served: StorePosition | null = null;
   private refused: StoreRefusal | null = null;
@@ -50,8 +52,8 @@ export class StoreFollower implements StoreSource {
   private readonly pointerOutage: OutageLog;
   private readonly decksOutage: OutageLog;
   private readonly refusals: Refusals;
-  private readonly presence: StorePresence;
-  private readonly decksFiles: DecksFiles; // what this gateway serves, told to writers (a purge waits for it)
+  private readonly presence: StorePresence; // what this gateway serves, told to writers (a purge waits for it)
+  private readonly decksFiles: DecksFiles;
   private readonly driver: StorageDriver; // polls (pointer, manifest): each read bounded by the poll timeout
   private readonly downloads: StorageDriver; // parts: longer than a poll may take; the client's idle timeout bounds them
 
@@ -62,7 +64,7 @@ export class StoreFollower implements StoreSource {
     this.pointerOutage = new OutageLog(options.log, `the store at ${driver.location}`, options.reportedOutage);
     this.decksOutage = new OutageLog(options.log, `the decks part download from ${driver.location}`, options.reportedOutage);
     this.refusals = new Refusals(options.log, driver.location);
-    this.decksFiles = new DecksFiles(this.downloads);
+    this.decksFiles = new DecksFiles(this.downloads, (error) => options.log?.warn({ err: error }, 'store: could not prepare a spare decks file; the next decks change copies the served one'));
     this.presence = new StorePresence(driver, { cacheDir: options.cacheDir, intervalMs: options.presenceMs, log: options.log });
   }
 
@@ -76,17 +78,14 @@ export class StoreFollower implements StoreSource {
   }
 
   private async loadFromCache(): Promise<void> {
-    const saved = await this.cache.read();
-    if (saved === null) return;
+    const found = await this.cache.openSaved((disposed) => this.decksFiles.keep(disposed));
     // Remembered even when its files are gone: an older pointer stays refused after a restart.
-    this.served = saved.position;
-    const { auth, decks } = saved.parts;
-    if (!(await hasPart(this.cache.partFile('auth', auth), auth)) || !(await hasPart(this.cache.partFile('decks', decks), decks))) return;
-    const deckPart = Object.assign(new OpenPart('decks', decks, this.cache.partFile('decks', decks)), { onDisposed: (disposed: OpenPart) => this.decksFiles.keep(disposed) });
-    const view = new FollowedView(new OpenPart('auth', auth, this.cache.partFile('auth', auth)), deckPart, saved.position, saved.decksVersion);
+    if (found) this.served = found.saved.position;
+    const view = found?.view;
+    if (!view) return;
     this.current = view;
     this.presence.served(servedStateOf(view), retiredPartsDrained(null, view));
-    this.checkedAt = saved.checkedAt;
+    this.checkedAt = found.saved.checkedAt;
     this.options.log?.info({ version: view.version, decksVersion: view.decksVersion }, 'store: serving the version in the cache folder until storage answers');
   }
 
@@ -182,6 +181,7 @@ export class StoreFollower implements StoreSource {
       return new FollowedView(auth, now.deckPart, position, now.decksVersion);
     });
     this.resumeDecks();
+    if (!current) this.prepareSpare();
     this.options.log?.info({ version, decksVersion: this.current?.decksVersion }, 'store: now serving version');
   }
 
@@ -244,15 +244,23 @@ export class StoreFollower implements StoreSource {
     return run;
   }
 
-  /** Part files in the cache folder that no view uses (left by an earlier run): removed. */
+  /** Part files in the cache folder that no view uses (left by an earlier run): removed; then the spare can be made. */
   private async removeUnusedFiles(): Promise<void> {
     await this.cache.removeUnused(new Set([this.current?.auth.file, this.current?.deckPart.file]), this.decksDownload !== null);
+    this.startedUp = true;
+    this.prepareSpare();
   }
 
-  /** Waits for a decks download in progress (tests, benchmarks). */
+  /** The first decks served since start: its page hashes and a spare, made in the background (follower-decks.ts). */
+  private prepareSpare(): void {
+    if (this.startedUp && this.current && !this.closed) this.decksFiles.prepare(this.current.deckPart);
+  }
+
+  /** Waits for a decks download or spare in progress (tests, benchmarks). */
   async settled(): Promise<void> {
     await this.loop.idle();
     await this.decksDownload;
+    await this.decksFiles.prepared();
   }
 
   acquire(): StoreLease {
@@ -269,28 +277,15 @@ export class StoreFollower implements StoreSource {
   }
 
   status(): StoreStatus {
-    const view = this.current;
-    const age = this.ageMs();
-    const stale = this.options.maxAgeMs !== undefined && age > this.options.maxAgeMs;
-    return {
-      mode: 'store',
-      location: this.driver.location,
-      ready: view !== null && !stale,
-      version: view?.version ?? null,
-      decksVersion: view?.decksVersion ?? null,
-      ageSeconds: Number.isFinite(age) ? Math.round(age / 100) / 10 : null,
-      problem: view === null || stale || this.problem ? (stale ? `stale: last confirmed ${Math.round(age / 1000)} s ago` : this.problem) : null,
-      sequence: view?.position.sequence ?? null,
-      refused: this.refused,
-      refusedPointers: this.refusals.count,
-      downloadedBytes: this.downloadedBytes,
-    };
+    const { driver: { location }, options: { maxAgeMs }, problem, refused, downloadedBytes } = this;
+    return followerStatus(this.current, this.ageMs(), { location, maxAgeMs, problem, refused, refusedPointers: this.refusals.count, downloadedBytes });
   }
 
   async close(): Promise<void> {
     this.closed = true;
     await this.loop.stop();
     await this.decksDownload;
+    await this.decksFiles.prepared();
     closeView(this.current);
     this.current = null;
     await this.presence.close();
