@@ -2,7 +2,8 @@
  * Issue 26: `npm run test:deep` died with a native assertion in require(esm) when Piscina loaded
  * the compression worker (an ES module) in a vitest process that had built many versions. Here:
  * the task file loads with require() alone, and many builds in this one vitest process, each with
- * its own compression pool, give byte for byte the versions CLI builds of the same catalogs give.
+ * its own compression pool (every batch through it: inlineCompressionBytes 0), give byte for byte
+ * the versions CLI builds of the same catalogs give (small batches compressed on the main thread).
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -73,7 +74,7 @@ describe('compression pool (issue 26)', () => {
     const versions: string[] = [];
     try {
       for (const catalogDir of catalogs) {
-        const results = await build({ catalogDir, storage });
+        const results = await build({ catalogDir, storage, inlineCompressionBytes: 0 });
         expect(results.map((result) => result.game)).toEqual(['digimon', 'gundam']);
         versions.push(...results.map((result) => `${result.game}/${result.version}`));
       }

@@ -15,6 +15,8 @@ export interface BuildOptions {
   games?: readonly string[];
   hitsPerPage?: readonly number[];
   segmentBytes?: number;
+  /** Compression batches below this many bytes are compressed on this thread (default INLINE_BATCH_BYTES: compressor.ts). */
+  inlineCompressionBytes?: number;
   onProgress?: (progress: BuildProgress) => void;
   /** Notes for the operator (skipped files and the like). */
   onNotice?: (message: string) => void;
@@ -84,7 +86,7 @@ export async function build(options: BuildOptions): Promise<BuildResult[]> {
     catalogs.set(game, { entries, readSeconds: (performance.now() - started) / 1000 });
   }
   const results: BuildResult[] = [];
-  const compressor = createCompressor();
+  const compressor = createCompressor(undefined, options.inlineCompressionBytes);
   try {
     for (const [game, { entries, readSeconds }] of catalogs) {
       const started = performance.now();
