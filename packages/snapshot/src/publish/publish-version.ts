@@ -38,6 +38,7 @@
  * back to an earlier state, or another build was published after a killed run), a new version id
  * is claimed (the claim is replaced with `ifMatch`) and the files are written again under it.
  */
+import type { GameSlug } from '@snapdeck/contract';
 import { readPointer } from '../reader/pointer.ts';
 import type { CatalogEntry } from '../catalog.ts';
 import type { Compressor } from '../compressor.ts';
@@ -51,6 +52,7 @@ import { buildHash } from './build-hash.ts';
 import { claimVersion } from './claim.ts';
 import { PublishConflictError, VersionVerificationError } from './errors.ts';
 import { writePacks } from './packs.ts';
+import { writeSearchIndex } from '../search/write.ts';
 import { PointerMovedError, swapPointer } from './pointer.ts';
 import { ensureLocationSecret } from './secret.ts';
 import { VersionWriter } from './version-writer.ts';
@@ -60,7 +62,7 @@ import { recordChanges } from '../changes/record.ts';
 
 export interface PublishProgress {
   game: string;
-  phase: 'cards' | 'hits' | 'pages' | 'finishing';
+  phase: 'cards' | 'hits' | 'pages' | 'search' | 'finishing';
   done: number;
   total: number;
 }
@@ -119,6 +121,7 @@ export async function publishVersion(driver: StorageDriver, game: string, entrie
     cursorKey,
     onProgress: (p) => progress(p.phase, p.done, p.total),
   });
+  await writeSearchIndex(writer, game as GameSlug, entries, { segmentBytes, compressor: options.compressor, onProgress: (done, total) => progress('search', done, total) });
   progress('finishing', 0, 1);
   await writer.drain();
   // Card changes (changes/): the version's card hashes, then what changed against the base, before the pointer moves.

@@ -1,0 +1,146 @@
+import type { GameSlug, SearchDescriptor } from '@snapdeck/contract';
+import { ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, nameHasWords, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_NAMES_FILE, SEARCH_PATHS, compactId } from '@snapdeck/contract/search';
+import { NotFoundError } from './errors.ts';
+import type { GameHits } from './types.ts';
+
+export interface SearchOptions {
+  /** Facet field → value(s) a hit must have (several values of one field: any of them). */
+  filters?: Record<string, string | string[]>;
+  /** Hits returned (default 10); `total` counts them all. */
+  limit?: number;
+}
+
+export interface SearchResult<H> {
+  /** The snapshot version searched (the descriptor's when the index was opened). */
+  version: string;
+  /** Hits matching the query and filters (more than `hits` holds when limited). */
+  total: number;
+  hits: H[];
+  /** Facet field → value → hits with it among those matching the query and filters. */
+  facets: Record<string, Record<string, number>>;
+  /** Set when no card matched as typed and the closest card name was searched instead. */
+  correctedTo?: string;
+}
+
+interface PagefindResult { data(): Promise<{ meta: Record<string, string> }> }
+interface PagefindSearch { results: PagefindResult[]; filters: Record<string, Record<string, number>> }
+interface Pagefind {
+  options(options: Record<string, unknown>): Promise<void>;
+  init(): Promise<void>;
+  filters(): Promise<Record<string, Record<string, number>>>;
+  search(term: string | null, options: { filters?: Record<string, string | string[]> }): Promise<PagefindSearch>;
+  destroy?(): Promise<void>;
+}
+interface Fuzzy { search(query: string, options: Record<string, unknown>): Array<{ id: number; score: number }> }
+type FuzzyConstructor = new (options: Record<string, unknown>) => Fuzzy & { addAll(docs: Array<{ id: number; name: string }>): void };
+
+/**
+ * An ES module's text loaded from memory. The base URL rides along in a comment: each opened
+ * index gets its own instance of the engine (the engine keeps its state in the module).
+ */
+async function importText<T>(code: string, url: string, baseUrl: string): Promise<T> {
+  // Browsers import the file itself (same origin as the API, or CORS); Node imports no http(s) URL.
+  const nodeBuffer = (globalThis as { Buffer?: { from(text: string): { toString(encoding: 'base64'): string } } }).Buffer;
+  if (nodeBuffer === undefined) return import(/* @vite-ignore */ url) as Promise<T>;
+  const unique = `${code}\n// ${baseUrl}\n`;
+  return import(`data:text/javascript;base64,${nodeBuffer.from(unique).toString('base64')}`) as Promise<T>;
+}
+
+const DEFAULT_LIMIT = 10;
+
+
+/**
+ * One opened search index of one version (decisions.md "Search"): Pagefind's chunked index, run
+ * here, fetching only the chunks a query needs from the gateway (every file of a version is
+ * immutable), and a fuzzy matcher over the card names (MiniSearch, from the same index) for a
+ * query that matched nothing as typed. Reuse it across queries: the chunks it loaded stay loaded.
+ */
+export class SearchIndex<G extends GameSlug> {
+  private fuzzy: Promise<{ index: Fuzzy; names: string[] }> | null = null;
+
+  private constructor(
+    readonly game: G,
+    readonly descriptor: SearchDescriptor,
+    readonly baseUrl: string,
+    private readonly engine: Pagefind,
+    private readonly fetchText: (url: string) => Promise<string>,
+  ) {}
+
+  /** The version this index is of. */
+  get version(): string {
+    return this.descriptor.version;
+  }
+
+  static async open<G extends GameSlug>(game: G, descriptor: SearchDescriptor, apiBase: string, fetchFn: typeof fetch): Promise<SearchIndex<G>> {
+    const baseUrl = new URL(descriptor.baseUrl, apiBase).href;
+    const fetchText = async (url: string): Promise<string> => {
+      const response = await fetchFn(url);
+      if (!response.ok) throw new NotFoundError({ status: response.status, error: 'Search index not found', method: 'GET', url });
+      return response.text();
+    };
+    const entry = new URL(SEARCH_ENTRY_MODULE, baseUrl).href;
+    const engine = await importText<Pagefind>(await fetchText(entry), entry, baseUrl);
+    await engine.options({ basePath: baseUrl, baseUrl: '/' });
+    await engine.init();
+    // Every facet's counts come with every search once the filter chunks are loaded.
+    await engine.filters();
+    return new SearchIndex(game, descriptor, baseUrl, engine, fetchText);
+  }
+
+  async search(query: string, options: SearchOptions = {}): Promise<SearchResult<GameHits[G]>> {
+    const term = query.trim();
+    const filters = options.filters ?? {};
+    let found = ID_LIKE_QUERY.test(term) ? await this.engine.search(compactId(term), { filters }) : null;
+    if (found === null || found.results.length === 0) found = await this.engine.search(term === '' ? null : term, { filters });
+    const limit = options.limit ?? DEFAULT_LIMIT;
+    let data = await Promise.all(found.results.slice(0, limit).map((result) => result.data()));
+    let correctedTo: string | undefined;
+    // Nothing found, or no hit shown whose name has every word typed: the words may hold a typo.
+    if (term !== '' && !ID_LIKE_QUERY.test(term) && !data.some((d) => nameHasWords(d.meta.title ?? '', term))) {
+      const name = await this.closestName(term);
+      if (name !== null && name.toLowerCase() !== term.toLowerCase()) {
+        const retry = await this.engine.search(name, { filters });
+        if (retry.results.length > 0) {
+          found = retry;
+          data = await Promise.all(found.results.slice(0, limit).map((result) => result.data()));
+          correctedTo = name;
+        }
+      }
+    }
+    return {
+      version: this.version,
+      total: found.results.length,
+      hits: data.map((d) => JSON.parse(d.meta.hit!) as GameHits[G]),
+      facets: found.filters,
+      ...(correctedTo === undefined ? {} : { correctedTo }),
+    };
+  }
+
+  /** The card name closest to `term` (typos, missing letters), or null. */
+  private async closestName(term: string): Promise<string | null> {
+    this.fuzzy ??= (async () => {
+      const moduleUrl = new URL(SEARCH_FUZZY_MODULE, this.baseUrl).href;
+      const [code, namesText] = await Promise.all([
+        this.fetchText(moduleUrl),
+        this.fetchText(new URL(SEARCH_NAMES_FILE, this.baseUrl).href),
+      ]);
+      const MiniSearch = (await importText<{ default: FuzzyConstructor }>(code, moduleUrl, this.baseUrl)).default;
+      const names = JSON.parse(namesText) as string[];
+      const index = new MiniSearch({ fields: ['name'], searchOptions: { fuzzy: 0.25, prefix: true } });
+      index.addAll(names.map((name, id) => ({ id, name })));
+      return { index, names };
+    })();
+    const { index, names } = await this.fuzzy;
+    const best = index.search(term, { combineWith: 'AND' })[0];
+    return best ? names[best.id]! : null;
+  }
+}
+
+/** The search index name of a public game (as GET /v1/games lists it). */
+export function searchIndexNameOf(game: GameSlug): string {
+  const name = Object.hasOwn(SEARCH_INDEX_NAMES, game) ? SEARCH_INDEX_NAMES[game] : undefined;
+  if (name === undefined) throw new TypeError(`unknown game ${JSON.stringify(game)}`);
+  return name;
+}
+
+export const descriptorPath = (game: GameSlug): string => SEARCH_PATHS.descriptor(searchIndexNameOf(game)).replace(/^\/v1/, '');
