@@ -20,7 +20,8 @@ import { startGateway } from '@snapdeck/gateway';
 import { FsDriver, build, readCatalog } from '@snapdeck/snapshot';
 import { generateCatalog } from '../generate-catalog.ts';
 import { importRealCatalog, realDataDir } from '../import-real.ts';
-import { clientFor, countingProxy, firstQuery, percentile, prefixOf, random, runSampled, typoOf, type CountingProxy } from './search/measure.ts';
+import { clientFor, countingProxy, firstQuery, percentile, prefixOf, runSampled, typoOf, type CountingProxy } from './search/measure.ts';
+import { prng } from '../lib/deck-generator.ts';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => (args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : fallback);
@@ -59,7 +60,7 @@ try {
 
   const gateway = await startGateway({ port: 0, host: '127.0.0.1', snapshots: bigSnapshots, db: join(work, 'big.db'), addressQuota: 1e9, log: (await import('pino')).pino({ level: 'silent' }) });
   const proxy = await countingProxy(gateway.url);
-  const rand = random(19);
+  const rand = prng(19);
   const firsts = [];
   for (let i = 0; i < 3; i++) firsts.push(await firstQuery(proxy, 'digimon', names[Math.floor(rand() * names.length)]!));
   const worst = firsts.reduce((a, c) => (c.bytes > a.bytes ? c : a));
@@ -123,7 +124,7 @@ async function laterQueries(proxy: CountingProxy, game: GameSlug, names: string[
 async function recall(proxy: CountingProxy, game: GameSlug, cards: Array<{ id: string; name: string }>) {
   const index = await clientFor(proxy).searchIndex(game);
   const unique = sampled([...new Set(cards.map((c) => c.name))]);
-  const rand = random(1919);
+  const rand = prng(1919);
   const found = async (query: string, name: string) => (await index.search(query, { limit: 5 })).hits.some((h) => CARD_MODELS[game].nameOf(h as never).toLowerCase() === name.toLowerCase());
   const result: Record<Kind, [number, number]> = { exact: [0, 0], lower: [0, 0], prefix: [0, 0], typo: [0, 0], id: [0, 0] };
   const count = async (kind: Kind, ok: Promise<boolean>) => {

@@ -46,8 +46,12 @@ const LANGUAGE = 'en';
  */
 export async function buildSearchFiles(game: GameSlug, entries: readonly CatalogEntry[], onDone?: (done: number) => void): Promise<SearchFile[]> {
   const names = new Set<string>();
+  // One Pagefind process serves every index of this process: builds running side by side (two
+  // games, or two concurrent builds) share it, and the last one to finish closes it.
+  buildsUsingPagefind += 1;
+  let created: Awaited<ReturnType<typeof pagefind.createIndex>> | undefined;
   try {
-    const created = await pagefind.createIndex({ forceLanguage: LANGUAGE });
+    created = await pagefind.createIndex({ forceLanguage: LANGUAGE });
     const index = created.index;
     if (!index) throw new SearchBuildError(`search index of ${game}: ${created.errors.join('; ')}`);
     // Records go to Pagefind's process in batches without waiting for each answer (one round
@@ -74,6 +78,11 @@ export async function buildSearchFiles(game: GameSlug, entries: readonly Catalog
     onDone?.(entries.length);
     return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   } finally {
-    await pagefind.close();
+    await created?.index?.deleteIndex();
+    buildsUsingPagefind -= 1;
+    if (buildsUsingPagefind === 0) await pagefind.close();
   }
 }
+
+/** How many buildSearchFiles calls of this process are using Pagefind's process right now. */
+let buildsUsingPagefind = 0;
