@@ -1,5 +1,5 @@
 import type { GameSlug, SearchDescriptor } from '@snapdeck/contract';
-import { ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, nameHasWords, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_NAMES_FILE, SEARCH_PATHS, compactId } from '@snapdeck/contract/search';
+import { ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, nameHasWords, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_NAMES_FILE, SEARCH_PATHS, compactId } from '@snapdeck/contract/search';
 import { NotFoundError } from './errors.ts';
 import type { GameHits } from './types.ts';
 
@@ -22,7 +22,7 @@ export interface SearchResult<H> {
   correctedTo?: string;
 }
 
-interface PagefindResult { data(): Promise<{ meta: Record<string, string> }> }
+interface PagefindResult { data(): Promise<{ raw_url: string; meta: Record<string, string> }> }
 interface PagefindSearch { results: PagefindResult[]; filters: Record<string, Record<string, number>> }
 interface Pagefind {
   options(options: Record<string, unknown>): Promise<void>;
@@ -110,7 +110,7 @@ export class SearchIndex<G extends GameSlug> {
     return {
       version: this.version,
       total: found.results.length,
-      hits: data.map((d) => JSON.parse(d.meta.hit!) as GameHits[G]),
+      hits: data.map((d) => JSON.parse(searchRecordHit(d.raw_url)) as GameHits[G]),
       facets: found.filters,
       ...(correctedTo === undefined ? {} : { correctedTo }),
     };

@@ -82,6 +82,15 @@ export const nameHasWords = (name: string, query: string): boolean => {
   return typed.every((word, i) => words.some((w) => w === word || (i === typed.length - 1 && w.startsWith(word))));
 };
 
+/**
+ * A card's record URL in an index: its id, and its hit JSON as the URL's fragment. Clients take
+ * the hit from a result's `raw_url` (searchRecordHit); the index keeps no other copy of it.
+ */
+export const searchRecordUrl = (id: string, hitJson: string): string => `/${encodeURIComponent(id)}#${encodeURIComponent(hitJson)}`;
+
+/** The hit JSON text of a record URL (searchRecordUrl). Self-contained: the /search page embeds its source. */
+export const searchRecordHit = (url: string): string => decodeURIComponent(url.slice(url.indexOf('#') + 1));
+
 /** Where the gateway serves search: the descriptor, and each version's files below it. */
 export const SEARCH_PATHS = {
   descriptor: (name: string) => `/v1/search/${name}`,

@@ -18,6 +18,8 @@ export interface BuildOptions {
   onProgress?: (progress: BuildProgress) => void;
   /** Notes for the operator (skipped files and the like). */
   onNotice?: (message: string) => void;
+  /** Benchmarks only (bench:search's baseline): versions without their search index. */
+  withoutSearchIndex?: boolean;
 }
 
 export type BuildProgress = { game: string; phase: 'reading'; done: number; total: number } | PublishProgress;
@@ -93,6 +95,7 @@ export async function build(options: BuildOptions): Promise<BuildResult[]> {
         compressor,
         segmentBytes: options.segmentBytes,
         onProgress: options.onProgress,
+        withoutSearchIndex: options.withoutSearchIndex,
       });
       catalogs.delete(game); // let the entries go before the next game
       await recordCatalogCheck(options.storage, game, published.version);

@@ -4,7 +4,7 @@
  * engine and its chunks under the descriptor's baseUrl) and runs every query in the browser.
  * Card data is only ever written with textContent, never as HTML.
  */
-import { GAMES, ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, compactId, nameHasWords, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract';
+import { GAMES, ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, compactId, nameHasWords, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract';
 
 export const SEARCH_PAGE = `<!doctype html>
 <html lang="en">
@@ -59,6 +59,7 @@ const FILES = ${JSON.stringify({ entry: SEARCH_ENTRY_MODULE, fuzzy: SEARCH_FUZZY
 const ID_LIKE = ${ID_LIKE_QUERY.toString()};
 const compactId = ${compactId.toString()};
 const nameHasWords = ${nameHasWords.toString()};
+const searchRecordHit = ${searchRecordHit.toString()};
 const $ = (id) => document.getElementById(id);
 const el = (tag, className, text) => { const node = document.createElement(tag); if (className) node.className = className; if (text !== undefined) node.textContent = text; return node; };
 const opened = new Map();
@@ -160,7 +161,7 @@ async function search() {
     }
     if (run !== state.run) return;
     renderFacets(index.descriptor, found.filters);
-    renderHits(data.map((d) => JSON.parse(d.meta.hit)));
+    renderHits(data.map((d) => JSON.parse(searchRecordHit(d.raw_url))));
     $('summary').textContent = found.results.length + ' cards' + (note ? ' — ' + note : '');
     $('status').textContent = 'Version ' + index.descriptor.version;
     document.body.dataset.ready = String(run);

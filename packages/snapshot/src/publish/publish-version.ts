@@ -52,7 +52,7 @@ import { buildHash } from './build-hash.ts';
 import { claimVersion } from './claim.ts';
 import { PublishConflictError, VersionVerificationError } from './errors.ts';
 import { writePacks } from './packs.ts';
-import { writeSearchIndex } from '../search/write.ts';
+import { startSearchIndex } from '../search/write.ts';
 import { PointerMovedError, swapPointer } from './pointer.ts';
 import { ensureLocationSecret } from './secret.ts';
 import { VersionWriter } from './version-writer.ts';
@@ -73,6 +73,8 @@ export interface PublishOptions {
   compressor: Compressor;
   segmentBytes?: number;
   onProgress?: (progress: PublishProgress) => void;
+  /** Benchmarks only (BuildOptions.withoutSearchIndex). */
+  withoutSearchIndex?: boolean;
 }
 
 export interface PublishResult {
@@ -114,14 +116,19 @@ export async function publishVersion(driver: StorageDriver, game: string, entrie
 
   const cursorKey = deriveCursorKey(secret, game, version);
   const writer = await VersionWriter.open(driver, game, version);
+  // The search index builds in Pagefind's process while the pages are written here.
+  const search = options.withoutSearchIndex ? null : startSearchIndex(game as GameSlug, entries, { segmentBytes, compressor: options.compressor, onProgress: (done, total) => progress('search', done, total) });
   const index = await writePacks(writer, entries, {
     hitsPerPage: options.hitsPerPage,
     segmentBytes,
     compressor: options.compressor,
     cursorKey,
     onProgress: (p) => progress(p.phase, p.done, p.total),
+  }).catch(async (error: unknown) => {
+    await search?.abandon();
+    throw error;
   });
-  await writeSearchIndex(writer, game as GameSlug, entries, { segmentBytes, compressor: options.compressor, onProgress: (done, total) => progress('search', done, total) });
+  await search?.write(writer);
   progress('finishing', 0, 1);
   await writer.drain();
   // Card changes (changes/): the version's card hashes, then what changed against the base, before the pointer moves.

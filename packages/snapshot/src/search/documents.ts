@@ -1,18 +1,23 @@
-import { CARD_MODELS, SEARCH_FIELDS, compactId, facetValues, type GameSlug } from '@snapdeck/contract';
+import { CARD_MODELS, SEARCH_FIELDS, compactId, facetValues, searchRecordUrl, type GameSlug } from '@snapdeck/contract';
 
 /**
  * A card as the search engine indexes it (decisions.md "Search"): the name's words weighted
  * highest, the id and card numbers next (matched as whole words), the rules text lowest; the
- * game's facet fields as filters; the whole hit as the result's metadata.
+ * game's facet fields as filters; the name as the result's title and the whole hit in its URL.
+ *
+ * A custom record of Pagefind's Node API (no HTML to parse). The hit rides in the URL, not in the
+ * record's metadata: Pagefind (1.5+) indexes every metadata field's words, so a hit there put all
+ * its words in the index a second time (the build took twice as long, the first query's index
+ * chunks were larger); the URL is stored in the card's fragment only.
  */
-export interface SearchDocument {
+export interface SearchRecord {
   id: string;
   name: string;
-  html: string;
+  url: string;
+  content: string;
+  meta: Record<string, string>;
+  filters: Record<string, string[]>;
 }
-
-const ESCAPES = new Map([['&', '&amp;'], ['<', '&lt;'], ['>', '&gt;'], ['"', '&quot;']]);
-const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => ESCAPES.get(c)!);
 
 function textOf(value: unknown): string {
   if (typeof value === 'string') return value;
@@ -23,9 +28,18 @@ function textOf(value: unknown): string {
 /** Weights Pagefind gives each part (1 is ordinary text, 10 the most). */
 const WEIGHT = { name: 10, number: 9, text: 1 } as const;
 
-/** The indexed document of one card, from its hit JSON. */
-export function searchDocument(game: GameSlug, hitJson: Uint8Array): SearchDocument {
-  const hit = JSON.parse(Buffer.from(hitJson).toString('utf8')) as Record<string, unknown> & { id: string };
+/**
+ * A weighted part of a record's content, in the markers Pagefind's own HTML parser writes for
+ * `data-pagefind-weight` (its indexer reads them from a custom record's content the same way).
+ * A card's own words never start a marker: leading underscores are dropped from them.
+ */
+const weighted = (weight: number, text: string) =>
+  ` ___PAGEFIND_WEIGHT___${weight} ${text.replace(/(^|\s)_+/g, '$1')} ___END_PAGEFIND_WEIGHT___ `;
+
+/** The indexed record of one card, from its hit JSON. */
+export function searchRecord(game: GameSlug, hitJson: Uint8Array): SearchRecord {
+  const text = Buffer.from(hitJson).toString('utf8');
+  const hit = JSON.parse(text) as Record<string, unknown> & { id: string };
   const fields = SEARCH_FIELDS[game];
   const name = CARD_MODELS[game].nameOf(hit as never);
   const numbers = [...new Set([hit.id, ...fields.numbers.map((f) => textOf(hit[f]))].filter(Boolean))];
@@ -33,18 +47,15 @@ export function searchDocument(game: GameSlug, hitJson: Uint8Array): SearchDocum
   // id typed whole finds that card first (the client searches it: SEARCH_COMPACT).
   const compact = [...new Set(numbers.map(compactId))];
   const rules = fields.text.map((f) => textOf(hit[f])).filter(Boolean);
-  const filters = fields.facets.flatMap((facet) => facetValues(hit[facet.field]).map((value) =>
-    `<span data-pagefind-filter="${escapeHtml(facet.field)}">${escapeHtml(value)}</span>`));
-  const html = [
-    '<html lang="en"><body>',
-    `<h1 data-pagefind-weight="${WEIGHT.name}">${escapeHtml(name)}</h1>`,
-    `<p data-pagefind-weight="${WEIGHT.number}">${[...numbers, ...compact].map(escapeHtml).join(' ')}</p>`,
-    ...rules.map((text) => `<p data-pagefind-weight="${WEIGHT.text}">${escapeHtml(text)}</p>`),
-    // Ignored for words, kept for filters and metadata.
-    `<div data-pagefind-ignore>${filters.join('')}`,
-    `<span data-pagefind-meta="id">${escapeHtml(hit.id)}</span>`,
-    `<span data-pagefind-meta="hit">${escapeHtml(JSON.stringify(hit))}</span></div>`,
-    '</body></html>',
+  const filters: Record<string, string[]> = {};
+  for (const facet of fields.facets) {
+    const values = facetValues(hit[facet.field]);
+    if (values.length > 0) filters[facet.field] = values;
+  }
+  const content = [
+    weighted(WEIGHT.name, name),
+    weighted(WEIGHT.number, [...numbers, ...compact].join(' ')),
+    ...rules.map((rule) => weighted(WEIGHT.text, rule)),
   ].join('');
-  return { id: hit.id, name, html };
+  return { id: hit.id, name, url: searchRecordUrl(hit.id, text), content, meta: { title: name }, filters };
 }

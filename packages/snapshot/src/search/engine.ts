@@ -1,16 +1,26 @@
 import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as pagefind from 'pagefind';
-import { SEARCH_ENGINE, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, type GameSlug } from '@snapdeck/contract';
+import { CARD_MODELS, SEARCH_ENGINE, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, type GameSlug } from '@snapdeck/contract';
 import type { CatalogEntry } from '../catalog.ts';
-import { searchDocument } from './documents.ts';
+import { searchRecord } from './documents.ts';
 
 /** One file of a version's search index, as the gateway serves it below the index's base URL. */
 export interface SearchFile {
   path: string;
-  body: Uint8Array;
+  /** Its bytes: in memory, or a file the engine wrote (read when packed, one at a time). */
+  body: Uint8Array | { file: string };
   /** Text (served with brotli or gzip when asked); the engine's own chunks come gzipped inside. */
   text: boolean;
+}
+
+/** A built index: its files, and the folder the engine wrote them to (remove it with `dispose`). */
+export interface BuiltSearchFiles {
+  files: SearchFile[];
+  dispose(): Promise<void>;
 }
 
 export class SearchBuildError extends Error {}
@@ -36,47 +46,76 @@ function fuzzyModule(): Buffer {
 /** Records sent to Pagefind before waiting for their answers. */
 const BATCH = 500;
 
+/**
+ * Cards per fragment file. Pagefind writes one fragment (what a result shows) per card, 100,000
+ * files at 100,000 cards, each written, read back and packed; bundled, a few thousand. A result
+ * fetches its whole bundle, so bundles stay small, and cards go in by name: a query's top results
+ * (mostly cards of one name) share bundles.
+ */
+const CARDS_PER_FRAGMENT_FILE = 16;
+
+/** The entries' positions, by card name and then id (the order records go to Pagefind, which bundles neighbours). */
+function byName(game: GameSlug, entries: readonly CatalogEntry[]): number[] {
+  const nameOf = CARD_MODELS[game].nameOf;
+  const keys = entries.map((entry) => nameOf(JSON.parse(entry.hit.toString('utf8')) as never).toLowerCase());
+  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return entries.map((_entry, i) => i).sort((a, b) => compare(keys[a]!, keys[b]!) || compare(entries[a]!.id, entries[b]!.id));
+}
+
 /** A language Pagefind knows for every card (the catalogs are English). */
 const LANGUAGE = 'en';
 
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => relative(dir, join(entry.parentPath, entry.name)).split('\\').join('/'));
+}
+
 /**
- * Builds one game's search index from exactly `entries` (one document per card, in order) with
+ * Builds one game's search index from exactly `entries` (one record per card, by name) with
  * Pagefind's Node API (its binary runs as a child process, closed afterwards), plus the file of
- * unique card names that clients use for typo-tolerant name matching.
+ * unique card names that clients use for typo-tolerant name matching. Pagefind writes its files
+ * into a temporary folder (not through its JSON channel: at 100,000 cards that held every file's
+ * bytes at once, several GiB); the caller packs them from there and then calls `dispose`.
  */
-export async function buildSearchFiles(game: GameSlug, entries: readonly CatalogEntry[], onDone?: (done: number) => void): Promise<SearchFile[]> {
+export async function buildSearchFiles(game: GameSlug, entries: readonly CatalogEntry[], onDone?: (done: number) => void): Promise<BuiltSearchFiles> {
   const names = new Set<string>();
+  const dir = await mkdtemp(join(tmpdir(), 'snapdeck-search-'));
+  const dispose = () => rm(dir, { recursive: true, force: true });
   // One Pagefind process serves every index of this process: builds running side by side (two
   // games, or two concurrent builds) share it, and the last one to finish closes it.
   buildsUsingPagefind += 1;
   let created: Awaited<ReturnType<typeof pagefind.createIndex>> | undefined;
   try {
-    created = await pagefind.createIndex({ forceLanguage: LANGUAGE });
+    created = await pagefind.createIndex({ forceLanguage: LANGUAGE, maxFragments: Math.max(1, Math.ceil(entries.length / CARDS_PER_FRAGMENT_FILE)) });
     const index = created.index;
     if (!index) throw new SearchBuildError(`search index of ${game}: ${created.errors.join('; ')}`);
     // Records go to Pagefind's process in batches without waiting for each answer (one round
     // trip per record made the 100,000-card index take minutes).
-    for (let from = 0; from < entries.length; from += BATCH) {
-      const batch = entries.slice(from, from + BATCH).map((entry) => searchDocument(game, entry.hit));
-      const added = await Promise.all(batch.map((doc) => {
-        names.add(doc.name);
-        return index.addHTMLFile({ url: `/${encodeURIComponent(doc.id)}`, content: doc.html });
+    const order = byName(game, entries);
+    for (let from = 0; from < order.length; from += BATCH) {
+      const batch = order.slice(from, from + BATCH).map((i) => searchRecord(game, entries[i]!.hit));
+      const added = await Promise.all(batch.map((record) => {
+        names.add(record.name);
+        return index.addCustomRecord({ url: record.url, content: record.content, language: LANGUAGE, meta: record.meta, filters: record.filters });
       }));
       const failed = added.findIndex((answer) => answer.errors.length > 0);
       if (failed >= 0) throw new SearchBuildError(`search index of ${game}, card ${batch[failed]!.id}: ${added[failed]!.errors.join('; ')}`);
       onDone?.(Math.min(entries.length, from + BATCH));
     }
-    const got = await index.getFiles();
-    if (got.errors.length > 0) throw new SearchBuildError(`search index of ${game}: ${got.errors.join('; ')}`);
-    const files: SearchFile[] = got.files
-      .filter((file) => KEEP.test(file.path))
-      .map((file) => ({ path: file.path, body: file.content, text: TEXT.test(file.path) }));
+    const written = await index.writeFiles({ outputPath: dir });
+    if (written.errors.length > 0) throw new SearchBuildError(`search index of ${game}: ${written.errors.join('; ')}`);
+    const files: SearchFile[] = (await filesUnder(dir))
+      .filter((path) => KEEP.test(path))
+      .map((path) => ({ path, body: { file: join(dir, path) }, text: TEXT.test(path) }));
     if (!files.some((file) => file.path === 'pagefind-entry.json')) throw new SearchBuildError(`search index of ${game}: ${SEARCH_ENGINE.name} wrote no entry file`);
     const sortedNames = [...names].sort();
     files.push({ path: SEARCH_NAMES_FILE, body: Buffer.from(JSON.stringify(sortedNames)), text: true });
     files.push({ path: SEARCH_FUZZY_MODULE, body: fuzzyModule(), text: true });
     onDone?.(entries.length);
-    return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return { files: files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), dispose };
+  } catch (error) {
+    await dispose();
+    throw error;
   } finally {
     await created?.index?.deleteIndex();
     buildsUsingPagefind -= 1;
