@@ -16,6 +16,7 @@ import { startTestGateway, tempDir, type TestGateway } from './helpers/harness.t
 const COUNTS = { digimon: 300, gundam: 200, 'grand-archive': 200, 'chrono-core': 56 } as const;
 const ACCENTED = 'Élan Vitalmón';
 let RULES_WORD: string;
+const SHORT_NAMES = ['Kari Kamiya', 'Koichi Kimura', 'Kenta Kitagawa', 'Kazu Kishibe', 'Keenan Krier', 'Kouji Kamiya', 'Kai Kogure', 'K'];
 
 let gateway: TestGateway;
 let cleanup: () => Promise<void>;
@@ -34,6 +35,11 @@ beforeAll(async () => {
   const lines = (await readFile(gundam, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
   lines[5].name = ACCENTED;
   cards.gundam![5]!.name = ACCENTED;
+  // A name of one letter, among names whose words start with it.
+  SHORT_NAMES.forEach((name, i) => {
+    lines[30 + i].name = name;
+    cards.gundam![30 + i]!.name = name;
+  });
   await writeFile(gundam, lines.map((card) => JSON.stringify(card)).join('\n') + '\n');
   // One digimon card's rules text names another card's name word.
   const digimon = join(catalogDir, 'digimon.jsonl');
@@ -53,6 +59,11 @@ afterAll(async () => {
 });
 
 describe('a search finds', () => {
+  it('the cards of a whole name typed first, even a one-letter name whose letter starts many other names', async () => {
+    const found = await client.searchCards('gundam', 'k', { limit: 5 });
+    expect(found.hits.map((hit) => hit.name)[0]).toBe('K');
+  });
+
   it('every card a walk of the version yields, by its id, first (and by its card number)', async () => {
     for (const game of GAME_SLUGS) {
       const index = await client.searchIndex(game);

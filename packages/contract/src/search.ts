@@ -82,6 +82,15 @@ export const nameHasWords = (name: string, query: string): boolean => {
   return typed.every((word, i) => words.some((w) => w === word || (i === typed.length - 1 && w.startsWith(word))));
 };
 
+/** Whether a card name is the query itself, case and accents aside (an exact-name query). Self-contained. */
+export const nameIs = (name: string, query: string): boolean => {
+  const fold = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
+  return fold(name) === fold(query);
+};
+
+/** A query as Pagefind's exact-phrase search (quoted: its words as typed, none as a prefix). */
+export const exactPhrase = (query: string): string => `"${query.replace(/"/g, ' ').trim()}"`;
+
 /**
  * A card's record URL in an index: its id, and its hit JSON as the URL's fragment. Clients take
  * the hit from a result's `raw_url` (searchRecordHit); the index keeps no other copy of it.
