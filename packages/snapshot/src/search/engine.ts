@@ -67,7 +67,8 @@ const LANGUAGE = 'en';
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((entry) => entry.isFile()).map((entry) => relative(dir, join(entry.parentPath, entry.name)).split('\\').join('/'));
+  // parentPath from Node 20.12 on; path before it.
+  return entries.filter((entry) => entry.isFile()).map((entry) => relative(dir, join(entry.parentPath ?? (entry as { path?: string }).path ?? dir, entry.name)).split('\\').join('/'));
 }
 
 /**
