@@ -10,6 +10,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Test files start real servers and write real files: keep them apart, two at a time.
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
   },
 });

@@ -49,7 +49,9 @@ afterAll(async () => {
 /** Requests the gateway answered, all routes together. */
 async function gatewaySeen(): Promise<number> {
   let total = 0;
-  for (const count of (await requestsByRoute(env.gateway.url)).values()) total += count;
+  // Varnish's health probes (GET /readyz every few seconds) are not the requests measured: under
+  // load one landed between the two requests of a trial and made it look hashed.
+  for (const [route, count] of await requestsByRoute(env.gateway.url)) if (route !== '/readyz') total += count;
   return total;
 }
 
