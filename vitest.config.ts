@@ -8,7 +8,8 @@ export default defineConfig({
     setupFiles: ['test/setup/validate-responses.ts', 'test/setup/scan-secrets.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Test files start real servers and write real files: keep them apart, two at a time.
+    // Test files start real servers and write real files, each in its own process; three at a time
+    // on 2 cores, because the slowest files mostly wait (storage freezes, cache expiries, timeouts).
     pool: 'forks',
     maxWorkers: 3,
   },
