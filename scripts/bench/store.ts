@@ -22,15 +22,13 @@
  *       done → PURGE received, whether both gateways served the new decks at that moment, the
  *       command's total time (lib/store-purge.ts; --purge-trials, default 5). `--only purge` runs
  *       (g) alone (about 15 s a trial).
- * The store location is a local folder (the same driver code as S3 minus the network; moto is
- * far too slow for gigabytes). The deck databases are generated with the seeded generator and
- * cached under the OS temp folder (keyed by count, seed, templates and schema); --fresh rebuilds.
- *
+ * The store is a local folder (S3's driver code minus the network; moto is far too slow for GBs).
+ * Deck databases: seeded generator, cached in the OS temp folder by count, seed, templates, schema.
  *   (h) issue 20: imports of 100 and 1,000 decks into a store of --decks N (default 1,000,000):
  *       bytes uploaded, bytes downloaded per gateway, command return → served by both gateways,
  *       storage requests, then --successive imports and the storage used (lib/store-incremental.ts).
- *       `--only incremental` runs (h) alone; the full run ends with it.
- * Usage: npm run bench:store [-- --seconds 8 --rounds 5 --fresh --fault-trials 50 --purge-trials 5 --only faults|purge|incremental
+ *       `--only incremental` runs (h) alone; the full run ends with it. `--only core` runs (a)-(e).
+ * Usage: npm run bench:store [-- --seconds 8 --rounds 5 --fresh --fault-trials 50 --purge-trials 5 --only core|faults|purge|incremental
  *   --decks 1000000 --imports100 20 --imports1000 20 --successive 100]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -64,7 +62,7 @@ const rounds = Number(args[args.indexOf('--rounds') + 1] || 0) || 5;
 const faultTrials = Number(args.includes('--fault-trials') ? args[args.indexOf('--fault-trials') + 1] : 0) || TRIALS;
 /** (g): trials of the purge after an 8 s decks download. */
 const purgeTrials = Number(args.includes('--purge-trials') ? args[args.indexOf('--purge-trials') + 1] : 0) || 5;
-const PARTS = ['faults', 'purge', 'incremental'] as const;
+const PARTS = ['core', 'faults', 'purge', 'incremental'] as const;
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 if (only !== undefined && !(PARTS as readonly string[]).includes(only)) {
   console.error(`--only takes one of: ${PARTS.join(', ')} (got ${only ?? 'nothing'})`);
@@ -184,7 +182,7 @@ async function main(): Promise<void> {
   process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
   console.log(`snapdeck store benchmark — ${new Date().toISOString()}, node ${process.version}, ${PINNING}`);
   console.log('2-core machine with other work running in parallel: figures are noisy.\n');
-  if (only !== undefined) {
+  if (only !== undefined && only !== 'core') {
     const snapshots = buildSnapshots(work);
     if (only === 'faults') await faults(work, snapshots, children);
     else if (only === 'purge') await purge(work, snapshots);
@@ -288,10 +286,12 @@ async function main(): Promise<void> {
     console.log(`    ${endpoint.name}: --store ${list((r) => r.store)}/s, --db ${list((r) => r.db)}/s → median ratio ${ratio.toFixed(2)}× (target ≥ 0.95× ${ratio >= 0.95 ? 'ok' : 'MISSED'})`);
   }
   for (const child of children) child.kill('SIGTERM');
-  await faults(work, snapshots, children);
-  for (const child of children) child.kill('SIGTERM');
-  await purge(work, snapshots);
-  await incremental(work, snapshots, children);
+  if (only !== 'core') {
+    await faults(work, snapshots, children);
+    for (const child of children) child.kill('SIGTERM');
+    await purge(work, snapshots);
+    await incremental(work, snapshots, children);
+  }
   await sleep(500);
   await rm(work, { recursive: true, force: true });
 }
