@@ -293,8 +293,7 @@ async function main(): Promise<void> {
     await incremental(work, snapshots, children);
   }
   await sleep(500);
-  // Gateways still draining write their presence into the store for a few seconds more.
-  await rm(work, { recursive: true, force: true, maxRetries: 60, retryDelay: 500 });
+  await rm(work, { recursive: true, force: true, maxRetries: 60, retryDelay: 500 }); // draining gateways still write presence
 }
 
 await main();

@@ -34,8 +34,11 @@ export interface SnapshotReaderOptions {
 export class SnapshotReader {
   readonly ranges: RangeCache;
   readonly cursorKeys: CursorKeys;
-  /** Cursors whose signature was already checked, so a repeated one costs a map lookup. */
-  readonly verifiedCursors = new LRUCache<string, CursorPosition>({ max: 100_000 });
+  /** Cursors whose signature was already checked, so a repeated one costs a map lookup (made on first use: version.ts says why). */
+  private verified: LRUCache<string, CursorPosition> | null = null;
+  get verifiedCursors(): LRUCache<string, CursorPosition> {
+    return (this.verified ??= new LRUCache({ max: 100_000 }));
+  }
   private readonly versions: VersionCache;
   private readonly pointers: CurrentPointers;
   /** How long a pointer (or a listing, changes/feed.ts) is trusted before storage is read again. */
