@@ -90,7 +90,7 @@ describe('the packed @snapdeck/client', () => {
     expect(packed.files).toEqual(
       sorted([
         'CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.js.map', 'dist/require.cjs',
-        ...['cards', 'client', 'contract', 'decks', 'errors', 'http', 'index', 'sync-cards', 'types', 'version'].map((name) => `dist/${name}.d.ts`),
+        ...['cards', 'client', 'contract', 'decks', 'errors', 'http', 'index', 'search', 'search-indexes', 'sync-cards', 'types', 'version'].map((name) => `dist/${name}.d.ts`),
       ]),
     );
     expect(packed.files.filter((file) => /\.ts$/.test(file) && !file.endsWith('.d.ts'))).toEqual([]);

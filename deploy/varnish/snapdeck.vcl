@@ -129,6 +129,15 @@ sub vcl_recv {
         set req.http.Accept-Encoding = req.http.X-Snapdeck-Encoding;
     }
 
+    # Search index files (/v1/search/{name}/{version}/...) are immutable and the same for every
+    # client; the engine adds a cache-busting `?ts=` to some of its requests, and the gateway
+    # ignores any query there, so the cache does too: one entry per file, served from here.
+    # Fastly: the same regsub in vcl_recv. Cloudflare: a Cache Rule ignoring the query string
+    # for /v1/search/*.
+    if (req.url ~ "^/v1/search/[^/?]+/[^/?]+/") {
+        set req.url = regsub(req.url, "\?.*$", "");
+    }
+
     # The keyed endpoints: /v1/games..., /v1/decks/public, /v1/decks/details and
     # /v1/decks/{id}/text. GET /v1/decks/{id} is the same for every client (it is limited per
     # client address, not per key), so a key must not split its cache entry. A keyed endpoint

@@ -447,7 +447,7 @@ async function checkOne(request: GeneratedRequest): Promise<void> {
 
   if (!routeExists) {
     // An empty path segment is another route: unknown under /v1, or another operation's path.
-    if (r.status === 404) expect(r.body?.error, where).toMatch(/^(Not found|Game not found|Deck not found or not public|Card not found)$/);
+    if (r.status === 404) expect(r.body?.error, where).toMatch(/^(Not found|Game not found|Deck not found or not public|Card not found|Search index not found)$/);
     return;
   }
   if (!methodDocumented) {
@@ -517,12 +517,13 @@ async function checkOne(request: GeneratedRequest): Promise<void> {
 describe('requests generated from the served OpenAPI document', () => {
   it('finds every operation of the document (the generic card routes, one pair per game, decks, the document itself)', () => {
     const names = operations.map((o) => `${o.method} ${o.path}`);
-    for (const name of ['GET /games', 'GET /games/{slug}/cards', 'GET /games/{slug}/cards/{cardId}', 'GET /decks/public', 'POST /decks/details', 'GET /decks/{deckId}', 'GET /decks/{deckId}/text', 'GET /openapi.json']) {
+    for (const name of ['GET /games', 'GET /games/{slug}/cards', 'GET /games/{slug}/cards/{cardId}', 'GET /decks/public', 'POST /decks/details', 'GET /decks/{deckId}', 'GET /decks/{deckId}/text', 'GET /openapi.json',
+      'GET /search/{searchIndexName}', 'GET /search/{searchIndexName}/{version}/{file}', 'GET /search/{searchIndexName}/{version}/{folder}/{file}']) {
       expect(names).toContain(name);
     }
     for (const game of GAME_SLUGS) expect(names).toContain(`GET /games/${game}/cards`);
     for (const game of ['{slug}', ...GAME_SLUGS]) expect(names).toContain(`GET /games/${game}/changes`);
-    expect(names.length).toBe(21);
+    expect(names.length).toBe(24);
   });
 
   it('every answer is documented, valid, never 5xx; invalid input is refused in the contract\'s precedence', async () => {

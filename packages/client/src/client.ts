@@ -4,6 +4,7 @@ import { walkCards, type WalkOptions, type WalkProgress } from './cards.ts';
 import { DeckSync, listAllDeckIds, type EnumerationProgress, type PublicDecksQuery, type SyncOptions } from './decks.ts';
 import { CardSync, type CardSyncOptions } from './sync-cards.ts';
 import { Transport, type ClientOptions, type Query } from './http.ts';
+import { OpenSearchIndexes, type SearchIndex, type SearchOptions, type SearchResult } from './search-indexes.ts';
 import type { GameCards, GameHits } from './types.ts';
 import { CLIENT_VERSION } from './version.ts';
 
@@ -19,9 +20,11 @@ export class SnapdeckClient {
   /** This client's version (semver), also sent in every request's X-Client header. */
   static readonly version: string = CLIENT_VERSION;
   private readonly http: Transport;
+  private readonly searches: OpenSearchIndexes;
 
   constructor(options: ClientOptions) {
     this.http = new Transport(options);
+    this.searches = new OpenSearchIndexes(this.http);
   }
 
   private async data<T>(method: 'GET' | 'POST', route: string, query?: Query, body?: unknown): Promise<T> {
@@ -114,5 +117,21 @@ export class SnapdeckClient {
   /** Every public deck id of a game (the full enumeration that finds removed decks). */
   listAllDeckIds(game: GameSlug, options: { onProgress?: (progress: Readonly<EnumerationProgress>) => void } = {}): Promise<Set<string>> {
     return listAllDeckIds(this, game, options);
+  }
+
+  /**
+   * The game's current search index, opened (GET /search/{searchIndexName}, then the engine and
+   * the chunks each query needs). Reuse it: its `version` stays the one it opened.
+   */
+  searchIndex<G extends GameSlug>(game: G): Promise<SearchIndex<G>> {
+    return this.searches.open(game);
+  }
+
+  /**
+   * One client-side search of a game's cards: typed hits, the total and the facet counts, and the
+   * version searched. The opened index is kept and reused until the game's version changes.
+   */
+  searchCards<G extends GameSlug>(game: G, query: string, options: SearchOptions = {}): Promise<SearchResult<GameHits[G]>> {
+    return this.searches.search(game, query, options);
   }
 }

@@ -68,9 +68,10 @@ export function rateLimitWaitSeconds(headers: Headers): number | null {
 
 /** One HTTP call with the retry policy: 429 waits, 5xx and network errors back off, other 4xx fail at once. */
 export class Transport {
-  private readonly base: string;
+  /** The API's base URL without a trailing slash (search indexes resolve their files against it). */
+  readonly base: string;
   private readonly retry: Required<RetryOptions>;
-  private readonly fetch: typeof fetch;
+  readonly fetch: typeof fetch;
 
   constructor(private readonly options: ClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');

@@ -5,6 +5,7 @@ export {
 } from './errors.ts';
 export type { ClientOptions, RetryEvent, RetryOptions } from './http.ts';
 export type { WalkOptions, WalkProgress } from './cards.ts';
+export type { SearchIndex, SearchOptions, SearchResult } from './search-indexes.ts';
 export type { DeckCheckpoint, DeckSync, EnumerationProgress, PublicDecksQuery, SyncOptions, SyncProgress, SyncedDeck } from './decks.ts';
 export type { GameCards, GameHits } from './types.ts';
 export type { CardCheckpoint, CardSync, CardSyncEvent, CardSyncOptions, CardSyncProgress } from './sync-cards.ts';

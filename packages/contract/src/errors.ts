@@ -27,6 +27,7 @@ export const ERRORS = {
   // GET /games/{slug}/changes (decisions.md "Card changes").
   sinceRequired: 'since is required',
   versionGone: 'Version no longer available',
+  searchIndexNotFound: 'Search index not found',
 
   gameIdRequired: 'gameId query parameter is required',
   limitNotInteger: 'limit must be an integer',
@@ -59,6 +60,7 @@ export const ERROR_STATUS: Record<keyof typeof ERRORS, number> = {
   requestTimeout: 408,
   gameNotFound: 404,
   cardNotFound: 404,
+  searchIndexNotFound: 404,
   invalidCardId: 400,
   hitsPerPage: 400,
   invalidCursor: 400,

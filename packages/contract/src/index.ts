@@ -10,3 +10,5 @@ export * from './operator-error.ts';
 export * from './operator-defaults.ts';
 export * from './client-header.ts';
 export * from './changes.ts';
+export * from './search.ts';
+export * from './search-schema.ts';

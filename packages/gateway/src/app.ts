@@ -17,6 +17,8 @@ import { gamesRoutes } from './routes/games.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { openApiRoutes } from './routes/openapi.ts';
+import { searchRoutes } from './routes/search.ts';
+import { searchPageRoutes } from './routes/search-page.ts';
 import { unmatchedRoute } from './routes/unmatched.ts';
 import { CatalogVersions } from './versions.ts';
 
@@ -76,8 +78,10 @@ export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
   cardRoutes(routes);
   changesRoutes(routes);
   deckRoutes(routes);
+  searchRoutes(routes);
   openApiRoutes(routes);
   docsRoutes(routes);
+  searchPageRoutes(routes);
   healthRoutes(routes);
   metricsRoutes(routes);
   // Last: 404 and 405 are decided against every route registered above.

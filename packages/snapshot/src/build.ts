@@ -20,6 +20,12 @@ export interface BuildOptions {
   onProgress?: (progress: BuildProgress) => void;
   /** Notes for the operator (skipped files and the like). */
   onNotice?: (message: string) => void;
+  /**
+   * Versions without their search index: bench:search's baseline, and tests whose subject is not
+   * search. Never the operator's build (decisions.md: every version has one); such a version has a
+   * build hash of its own, so a later build of the same cards does not reuse it.
+   */
+  withoutSearchIndex?: boolean;
 }
 
 export type BuildProgress = { game: string; phase: 'reading'; done: number; total: number } | PublishProgress;
@@ -95,6 +101,7 @@ export async function build(options: BuildOptions): Promise<BuildResult[]> {
         compressor,
         segmentBytes: options.segmentBytes,
         onProgress: options.onProgress,
+        withoutSearchIndex: options.withoutSearchIndex,
       });
       catalogs.delete(game); // let the entries go before the next game
       await recordCatalogCheck(options.storage, game, published.version);

@@ -26,3 +26,5 @@ export { forEachLimit, listSizes, storedChecksum, verifyStored } from './storage
 export { StorageTimeoutError, watchStorage, type StorageOperation, type StorageWatchOptions } from './storage/watched.ts';
 export { readCatalogCheck, recordCatalogCheck, type CatalogCheck } from './catalog-check.ts';
 export * from './changes/index.ts';
+export { SearchIndexes, type LoadedSearchTable, type SearchFileBody } from './search/reader.ts';
+export { decodeSearchTable, type SearchTable, type SearchTableFile } from './search/table.ts';

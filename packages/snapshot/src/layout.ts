@@ -10,6 +10,7 @@ import { SHA256_HEX_PATTERN } from './hash.ts';
  *   <game>/versions/<version>/manifest.json  what the version holds, with a checksum per file
  *   <game>/versions/<version>/index.bin      offsets of every entry of every pack (msgpack)
  *   <game>/versions/<version>/<pack>.<encoding>.<segment>
+ *   <game>/versions/<version>/search.bin     the search index: its files and where each is packed (search/)
  *   _snapdeck/secret                         the location's secret (cursor keys derive from it)
  *   _snapdeck/builds/<game>/<build hash>.json claim: the version id of one build's input
  *   _snapdeck/checked/<game>.json            when a build last checked the game's catalog (catalog-check.ts)
@@ -92,3 +93,7 @@ export const pagesPack = (hitsPerPage: number) => `pages-${hitsPerPage}`;
 /** Pre-rendered unless the operator chooses: the contract's default page size, 100, and its largest. */
 export const DEFAULT_HITS_PER_PAGE = [HITS_PER_PAGE.default, 100, HITS_PER_PAGE.max] as const;
 export const DEFAULT_SEGMENT_BYTES = 16 * 1024 * 1024;
+
+/** A version's search index (search/): the table of its files, and the pack holding them. */
+export const SEARCH_TABLE_FILE = 'search.bin';
+export const PACK_SEARCH = 'search';

@@ -127,6 +127,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): Record<strin
       { name: TAGS.cards, description: 'Card catalogs of any game: walk every card, or fetch one.' },
       ...GAME_SLUGS.map((slug) => ({ name: TAGS.game(slug), description: `The card operations for ${slug}, typed with its own card and hit schemas.` })),
       { name: TAGS.decks, description: 'Public decks: enumerate, fetch in bulk, fetch or export one.' },
+      { name: TAGS.search, description: 'Client-side card search: each game\'s index, served as immutable files per snapshot version.' },
       { name: TAGS.meta, description: 'About the API itself.' },
     ],
     security: [{ apiKey: [] }],

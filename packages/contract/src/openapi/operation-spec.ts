@@ -45,6 +45,7 @@ export const TAGS = {
   games: 'Games',
   cards: 'Cards',
   decks: 'Decks',
+  search: 'Search',
   meta: 'Meta',
   game: (slug: GameSlug) => `${GAMES.find((g) => g.slug === slug)!.displayName} cards`,
 };

@@ -5,6 +5,7 @@ import { DECK_DETAILS_MAX_IDS, QUOTA_WINDOW_SECONDS } from '../limits.ts';
 import { TAGS, err, jsonOf, param, ref, type OperationSpec } from './operation-spec.ts';
 import { componentPrefix } from './schemas.ts';
 import { changesOperations } from './changes.ts';
+import { searchOperations } from './search-operations.ts';
 
 export const KEYED_ERRORS = [
   err(401, 'The X-API-Key header is missing, or the key is unknown, malformed or revoked', 'apiKeyRequired', 'invalidApiKey'),
@@ -144,6 +145,7 @@ export function operations(): OperationSpec[] {
       ok: { description: 'The deck list', content: plainText },
       errors: [err(400, 'format is missing or unknown', 'textFormatRequired', 'textFormatUnknown'), deckNotFound],
     },
+    ...searchOperations(),
     {
       path: '/openapi.json',
       operationId: 'getOpenApiDocument',

@@ -7,6 +7,7 @@ import {
   deckSummarySchema, errorBody, gaTtsCardSchema, gaTtsResponse, gameSchema, gamesResponse, publicDecksResponse,
 } from '../schemas.ts';
 import { changesSchemas } from './changes-schemas.ts';
+import { searchDescriptorResponse } from '../search-schema.ts';
 
 export type JsonSchema = { [key: string]: unknown };
 
@@ -41,6 +42,7 @@ export function componentSchemas(): { schemas: Record<string, JsonSchema>; respo
   add(deckResponse, 'DeckResponse', 'A full deck (format=json).');
   add(gaTtsCardSchema, 'GaTtsCard', 'A card of a ga-tts zone; `card` is the full catalog card, null (with `name` = the card id) when the catalog lacks it.');
   add(gaTtsResponse, 'GaTtsResponse', 'A grand-archive deck grouped by zone, enriched for tabletop simulators (format=ga-tts).');
+  add(searchDescriptorResponse, 'SearchIndexResponse', 'The descriptor of a game\'s current client-side search index (decisions.md "Search").');
   for (const slug of GAME_SLUGS) {
     const model = CARD_MODELS[slug];
     const prefix = componentPrefix(slug);

@@ -27,6 +27,10 @@ export const CACHE = {
   openapi: 'public, max-age=3600',
   /** GET /docs and its assets (they change with a gateway upgrade). */
   docs: 'public, max-age=3600',
+  /** GET /v1/search/{name}: follows the current version, cached like GET /games (decisions.md "Search"). */
+  searchDescriptor: 'public, max-age=3600',
+  /** A file of one version's search index: never changes while the version is kept. */
+  searchFile: 'public, max-age=31536000, immutable',
   error: 'no-store',
 } as const;
 

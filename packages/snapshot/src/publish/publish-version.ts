@@ -38,6 +38,7 @@
  * back to an earlier state, or another build was published after a killed run), a new version id
  * is claimed (the claim is replaced with `ifMatch`) and the files are written again under it.
  */
+import type { GameSlug } from '@snapdeck/contract';
 import { readPointer } from '../reader/pointer.ts';
 import type { CatalogEntry } from '../catalog.ts';
 import type { Compressor } from '../compressor.ts';
@@ -51,6 +52,7 @@ import { buildHash } from './build-hash.ts';
 import { claimVersion } from './claim.ts';
 import { PublishConflictError, VersionVerificationError } from './errors.ts';
 import { writePacks } from './packs.ts';
+import { startSearchIndex } from '../search/write.ts';
 import { PointerMovedError, swapPointer } from './pointer.ts';
 import { ensureLocationSecret } from './secret.ts';
 import { VersionWriter } from './version-writer.ts';
@@ -60,7 +62,7 @@ import { recordChanges } from '../changes/record.ts';
 
 export interface PublishProgress {
   game: string;
-  phase: 'cards' | 'hits' | 'pages' | 'finishing';
+  phase: 'cards' | 'hits' | 'pages' | 'search' | 'finishing';
   done: number;
   total: number;
 }
@@ -71,6 +73,8 @@ export interface PublishOptions {
   compressor: Compressor;
   segmentBytes?: number;
   onProgress?: (progress: PublishProgress) => void;
+  /** No search index (BuildOptions.withoutSearchIndex): another version than the indexed one. */
+  withoutSearchIndex?: boolean;
 }
 
 export interface PublishResult {
@@ -98,7 +102,7 @@ const VERIFY_IN_FLIGHT = 8;
 export async function publishVersion(driver: StorageDriver, game: string, entries: CatalogEntry[], options: PublishOptions): Promise<PublishResult> {
   const segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
   const progress = (phase: PublishProgress['phase'], done: number, total: number) => options.onProgress?.({ game, phase, done, total });
-  const hash = buildHash(game, entries, options.hitsPerPage, segmentBytes);
+  const hash = buildHash(game, entries, options.hitsPerPage, segmentBytes, !options.withoutSearchIndex);
   // The pointer as it is now: the compare-and-swap at the end succeeds only if nobody moved it.
   const base = await readPointer(driver, layout.pointer(game));
   const secret = await ensureLocationSecret(driver);
@@ -112,13 +116,19 @@ export async function publishVersion(driver: StorageDriver, game: string, entrie
 
   const cursorKey = deriveCursorKey(secret, game, version);
   const writer = await VersionWriter.open(driver, game, version);
+  // The search index builds in Pagefind's process while the pages are written here.
+  const search = options.withoutSearchIndex ? null : startSearchIndex(game as GameSlug, entries, { segmentBytes, compressor: options.compressor, onProgress: (done, total) => progress('search', done, total) });
   const index = await writePacks(writer, entries, {
     hitsPerPage: options.hitsPerPage,
     segmentBytes,
     compressor: options.compressor,
     cursorKey,
     onProgress: (p) => progress(p.phase, p.done, p.total),
+  }).catch(async (error: unknown) => {
+    await search?.abandon();
+    throw error;
   });
+  await search?.write(writer);
   progress('finishing', 0, 1);
   await writer.drain();
   // Card changes (changes/): the version's card hashes, then what changed against the base, before the pointer moves.

@@ -1,0 +1,164 @@
+import type { GameSlug, SearchDescriptor } from '@snapdeck/contract';
+import { ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, nameHasWords, nameIs, exactPhrase, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_MODULE_SHA256, SEARCH_NAMES_FILE, SEARCH_PATHS, compactId } from '@snapdeck/contract/search';
+import { NotFoundError } from './errors.ts';
+import type { GameHits } from './types.ts';
+
+export interface SearchOptions {
+  /** Facet field → value(s) a hit must have (several values of one field: any of them). */
+  filters?: Record<string, string | string[]>;
+  /** Hits returned (default 10); `total` counts them all. */
+  limit?: number;
+}
+
+export interface SearchResult<H> {
+  /** The snapshot version searched (the descriptor's when the index was opened). */
+  version: string;
+  /** Hits matching the query and filters (more than `hits` holds when limited). */
+  total: number;
+  hits: H[];
+  /** Facet field → value → hits with it among those matching the query and filters. */
+  facets: Record<string, Record<string, number>>;
+  /** Set when no card matched as typed and the closest card name was searched instead. */
+  correctedTo?: string;
+}
+
+interface PagefindResult { data(): Promise<{ raw_url: string; meta: Record<string, string> }> }
+interface PagefindSearch { results: PagefindResult[]; filters: Record<string, Record<string, number>> }
+interface Pagefind {
+  options(options: Record<string, unknown>): Promise<void>;
+  init(): Promise<void>;
+  filters(): Promise<Record<string, Record<string, number>>>;
+  search(term: string | null, options: { filters?: Record<string, string | string[]> }): Promise<PagefindSearch>;
+  destroy?(): Promise<void>;
+}
+interface Fuzzy { search(query: string, options: Record<string, unknown>): Array<{ id: number; score: number }> }
+type FuzzyConstructor = new (options: Record<string, unknown>) => Fuzzy & { addAll(docs: Array<{ id: number; name: string }>): void };
+
+/** Lower-case hex SHA-256 of a text's UTF-8 bytes (Web Crypto: Node 20 and browsers' secure contexts). */
+async function sha256Hex(text: string): Promise<string> {
+  const subtle = globalThis.crypto?.subtle;
+  if (subtle === undefined) throw new Error('searching needs Web Crypto (crypto.subtle) to check the engine it downloads: use a secure context (https or localhost)');
+  const digest = new Uint8Array(await subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * An engine module of the index (SEARCH_MODULE_SHA256 names which), run only when its bytes are
+ * the ones the contract pins: code downloaded from a gateway or a CDN never runs here otherwise.
+ * It is imported from its verified text, not its URL (Node imports no http(s) URL; a browser
+ * would fetch it again). The base URL rides along in a comment: each opened index gets its own
+ * instance of the engine (the engine keeps its state in the module).
+ */
+async function importEngine<T>(module: keyof typeof SEARCH_MODULE_SHA256, baseUrl: string, fetchText: (url: string) => Promise<string>): Promise<T> {
+  const url = new URL(module, baseUrl).href;
+  const code = await fetchText(url);
+  const digest = await sha256Hex(code);
+  if (digest !== SEARCH_MODULE_SHA256[module]) {
+    throw new Error(`the search engine module ${url} is not the one this client runs (sha256 ${digest}, expected ${SEARCH_MODULE_SHA256[module]}): upgrade @snapdeck/client, or check what serves that URL`);
+  }
+  return import(/* @vite-ignore */ `data:text/javascript;charset=utf-8,${encodeURIComponent(`${code}\n// ${baseUrl}\n`)}`) as Promise<T>;
+}
+
+const DEFAULT_LIMIT = 10;
+
+
+/**
+ * One opened search index of one version (decisions.md "Search"): Pagefind's chunked index, run
+ * here, fetching only the chunks a query needs from the gateway (every file of a version is
+ * immutable), and a fuzzy matcher over the card names (MiniSearch, from the same index) for a
+ * query that matched nothing as typed. Reuse it across queries: the chunks it loaded stay loaded.
+ */
+export class SearchIndex<G extends GameSlug> {
+  private fuzzy: Promise<{ index: Fuzzy; names: string[] }> | null = null;
+
+  private constructor(
+    readonly game: G,
+    readonly descriptor: SearchDescriptor,
+    readonly baseUrl: string,
+    private readonly engine: Pagefind,
+    private readonly fetchText: (url: string) => Promise<string>,
+  ) {}
+
+  /** The version this index is of. */
+  get version(): string {
+    return this.descriptor.version;
+  }
+
+  static async open<G extends GameSlug>(game: G, descriptor: SearchDescriptor, apiBase: string, fetchFn: typeof fetch): Promise<SearchIndex<G>> {
+    const baseUrl = new URL(descriptor.baseUrl, apiBase).href;
+    const fetchText = async (url: string): Promise<string> => {
+      const response = await fetchFn(url);
+      if (!response.ok) throw new NotFoundError({ status: response.status, error: 'Search index not found', method: 'GET', url });
+      return response.text();
+    };
+    const engine = await importEngine<Pagefind>(SEARCH_ENTRY_MODULE, baseUrl, fetchText);
+    await engine.options({ basePath: baseUrl, baseUrl: '/' });
+    await engine.init();
+    // Every facet's counts come with every search once the filter chunks are loaded.
+    await engine.filters();
+    return new SearchIndex(game, descriptor, baseUrl, engine, fetchText);
+  }
+
+  async search(query: string, options: SearchOptions = {}): Promise<SearchResult<GameHits[G]>> {
+    const term = query.trim();
+    const filters = options.filters ?? {};
+    let found = ID_LIKE_QUERY.test(term) ? await this.engine.search(compactId(term), { filters }) : null;
+    if (found === null || found.results.length === 0) found = await this.engine.search(term === '' ? null : term, { filters });
+    const limit = options.limit ?? DEFAULT_LIMIT;
+    let data = await Promise.all(found.results.slice(0, limit).map((result) => result.data()));
+    let correctedTo: string | undefined;
+    // A card's whole name typed, but ranked below cards whose words only start like its short
+    // words ("S Gundam", "K"): the cards of exactly that name go first.
+    if (term !== '' && !ID_LIKE_QUERY.test(term) && !data.some((d) => nameIs(d.meta.title ?? '', term))) {
+      const exact = await this.engine.search(exactPhrase(term), { filters });
+      const named = (await Promise.all(exact.results.slice(0, limit).map((result) => result.data()))).filter((d) => nameIs(d.meta.title ?? '', term));
+      if (named.length > 0) data = [...named, ...data.filter((d) => !named.some((n) => n.raw_url === d.raw_url))].slice(0, limit);
+    }
+    // Nothing found, or no hit shown whose name has every word typed: the words may hold a typo.
+    if (term !== '' && !ID_LIKE_QUERY.test(term) && !data.some((d) => nameHasWords(d.meta.title ?? '', term))) {
+      const name = await this.closestName(term);
+      if (name !== null && name.toLowerCase() !== term.toLowerCase()) {
+        const retry = await this.engine.search(name, { filters });
+        if (retry.results.length > 0) {
+          found = retry;
+          data = await Promise.all(found.results.slice(0, limit).map((result) => result.data()));
+          correctedTo = name;
+        }
+      }
+    }
+    return {
+      version: this.version,
+      total: found.results.length,
+      hits: data.map((d) => JSON.parse(searchRecordHit(d.raw_url)) as GameHits[G]),
+      facets: found.filters,
+      ...(correctedTo === undefined ? {} : { correctedTo }),
+    };
+  }
+
+  /** The card name closest to `term` (typos, missing letters), or null. */
+  private async closestName(term: string): Promise<string | null> {
+    this.fuzzy ??= (async () => {
+      const [engine, namesText] = await Promise.all([
+        importEngine<{ default: FuzzyConstructor }>(SEARCH_FUZZY_MODULE, this.baseUrl, this.fetchText),
+        this.fetchText(new URL(SEARCH_NAMES_FILE, this.baseUrl).href),
+      ]);
+      const MiniSearch = engine.default;
+      const names = JSON.parse(namesText) as string[];
+      const index = new MiniSearch({ fields: ['name'], searchOptions: { fuzzy: 0.25, prefix: true } });
+      index.addAll(names.map((name, id) => ({ id, name })));
+      return { index, names };
+    })();
+    const { index, names } = await this.fuzzy;
+    const best = index.search(term, { combineWith: 'AND' })[0];
+    return best ? names[best.id]! : null;
+  }
+}
+
+/** The search index name of a public game (as GET /v1/games lists it). */
+export function searchIndexNameOf(game: GameSlug): string {
+  const name = Object.hasOwn(SEARCH_INDEX_NAMES, game) ? SEARCH_INDEX_NAMES[game] : undefined;
+  if (name === undefined) throw new TypeError(`unknown game ${JSON.stringify(game)}`);
+  return name;
+}
+
+export const descriptorPath = (game: GameSlug): string => SEARCH_PATHS.descriptor(searchIndexNameOf(game)).replace(/^\/v1/, '');

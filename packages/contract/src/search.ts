@@ -1,0 +1,128 @@
+/**
+ * Client-side card search (decisions.md "Search"): what each game's index holds and how it is
+ * named and served. The build (packages/snapshot/src/search), the gateway's /v1/search routes,
+ * the /search page and @snapdeck/client all read these, never retype them.
+ */
+import { GAMES, type GameSlug } from './games.ts';
+
+/** The engine every index is built with (Pagefind, chunked), and its version. */
+export const SEARCH_ENGINE = { name: 'pagefind', version: '1.6.0' } as const;
+/** The fuzzy name matcher shipped beside it (SEARCH_FUZZY_MODULE). */
+export const SEARCH_FUZZY_ENGINE = { name: 'minisearch', version: '7.2.0' } as const;
+
+/** A filter of a game's index: a hit field whose values (a string, or each string of an array) are counted. */
+export interface SearchFacet {
+  /** The hit field, also the filter's name in the index. */
+  field: string;
+  label: string;
+}
+
+/** What a game's index is made of, by hit field. */
+export interface SearchFields {
+  /** Hit fields whose words are the card's rules text (ranked below the name). */
+  text: readonly string[];
+  /** Hit fields holding card numbers, matched exactly like the id. */
+  numbers: readonly string[];
+  facets: readonly SearchFacet[];
+}
+
+const set: SearchFacet = { field: 'setId', label: 'Set' };
+const rarity: SearchFacet = { field: 'rarity', label: 'Rarity' };
+const cardType: SearchFacet = { field: 'cardType', label: 'Type' };
+const color: SearchFacet = { field: 'color', label: 'Color' };
+
+export const SEARCH_FIELDS: Readonly<Record<GameSlug, SearchFields>> = {
+  digimon: {
+    text: ['effect', 'inheritedEffect', 'securityEffect', 'type', 'form', 'attribute'],
+    numbers: ['cardNumber'],
+    facets: [set, cardType, color, rarity],
+  },
+  gundam: {
+    text: ['effect', 'traits', 'linkCondition'],
+    numbers: ['cardNumber'],
+    facets: [set, cardType, color, rarity, { field: 'traits', label: 'Trait' }],
+  },
+  'grand-archive': {
+    text: ['effect', 'typeLine'],
+    numbers: [],
+    facets: [set, { field: 'types', label: 'Type' }, { field: 'element', label: 'Element' }, { field: 'classes', label: 'Class' }, rarity],
+  },
+  'chrono-core': {
+    text: ['effect', 'traits'],
+    numbers: ['cardNumber'],
+    facets: [set, cardType, { field: 'slot', label: 'Slot' }, rarity, { field: 'traits', label: 'Trait' }],
+  },
+};
+
+/** The values a hit field contributes to a facet: strings and numbers, one or an array; null and "" none. */
+export function facetValues(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : [value];
+  return list.filter((v) => (typeof v === 'string' && v !== '') || typeof v === 'number').map(String);
+}
+
+/**
+ * An id or card number as one word: its letters and digits in lower case, then `_` (a word
+ * character to Pagefind, never part of an id's letters and digits), so that no other id's word
+ * starts with it and Pagefind's prefix matching cannot rank `aesan-burn-2` above `aesan-burn`.
+ * Indexed beside the id; what a client searches when a query is one id-like word (`BT1-001` →
+ * `bt1001_`).
+ */
+export const compactId = (id: string): string => `${id.replace(/[^\p{L}\p{N}]+/gu, '').toLowerCase()}_`;
+
+/** A query that may be an id: one word with a separator inside (`BT1-010`, `aesan-burn-2`). */
+export const ID_LIKE_QUERY = /^[\p{L}\p{N}]+(?:[-_.][\p{L}\p{N}]+)+$/u;
+
+/**
+ * Whether a card name has every word of a query (the last one also as a prefix of a word), case
+ * and accents aside. When no hit shown passes, clients try the closest card name (a typo). Self-
+ * contained: the /search page embeds its source.
+ */
+export const nameHasWords = (name: string, query: string): boolean => {
+  const [words, typed] = [name, query].map((text) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean)) as [string[], string[]];
+  return typed.every((word, i) => words.some((w) => w === word || (i === typed.length - 1 && w.startsWith(word))));
+};
+
+/** Whether a card name is the query itself, case and accents aside (an exact-name query). Self-contained. */
+export const nameIs = (name: string, query: string): boolean => {
+  const fold = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
+  return fold(name) === fold(query);
+};
+
+/** A query as Pagefind's exact-phrase search (quoted: its words as typed, none as a prefix). */
+export const exactPhrase = (query: string): string => `"${query.replace(/"/g, ' ').trim()}"`;
+
+/**
+ * A card's record URL in an index: its id, and its hit JSON as the URL's fragment. Clients take
+ * the hit from a result's `raw_url` (searchRecordHit); the index keeps no other copy of it.
+ */
+export const searchRecordUrl = (id: string, hitJson: string): string => `/${encodeURIComponent(id)}#${encodeURIComponent(hitJson)}`;
+
+/** The hit JSON text of a record URL (searchRecordUrl). Self-contained: the /search page embeds its source. */
+export const searchRecordHit = (url: string): string => decodeURIComponent(url.slice(url.indexOf('#') + 1));
+
+/** Where the gateway serves search: the descriptor, and each version's files below it. */
+export const SEARCH_PATHS = {
+  descriptor: (name: string) => `/v1/search/${name}`,
+  base: (name: string, version: string) => `/v1/search/${name}/${version}/`,
+} as const;
+
+/** The file of an index holding its unique card names (for typo-tolerant name matching). */
+export const SEARCH_NAMES_FILE = 'names.json';
+/** The fuzzy name matcher's module (MiniSearch 7, ES module) shipped in every index. */
+export const SEARCH_FUZZY_MODULE = 'minisearch.js';
+/** The engine's entry module, relative to a version's base URL. */
+export const SEARCH_ENTRY_MODULE = 'pagefind.js';
+
+/**
+ * The SHA-256 of each engine module an index ships, for the engine versions pinned above. A
+ * client runs a module only when its bytes hash to this (@snapdeck/client checks before it
+ * imports): code that a gateway, a CDN or anything between them serves runs in a partner's
+ * process only if it is the engine this contract names. The build refuses to publish others.
+ */
+export const SEARCH_MODULE_SHA256: Readonly<Record<typeof SEARCH_ENTRY_MODULE | typeof SEARCH_FUZZY_MODULE, string>> = {
+  [SEARCH_ENTRY_MODULE]: '02746cc529f88f853275720dcb1c2b6a18b0c7a92b73fae82ca2738e64500bcd',
+  [SEARCH_FUZZY_MODULE]: 'be655f42574cbfc32f7143d8f9ed20d287a98f70d76fe16e7d422918174b5c04',
+};
+
+/** Each public game's searchIndexName (games.ts names them), by slug. */
+export const SEARCH_INDEX_NAMES = Object.fromEntries(GAMES.map((game) => [game.slug, game.searchIndexName])) as Readonly<Record<GameSlug, string>>;

@@ -1,0 +1,194 @@
+/**
+ * The /search page's files (routes/search-page.ts serves them): a plain page and one ES module.
+ * The module loads the chosen game's index straight from this gateway (the descriptor, then the
+ * engine and its chunks under the descriptor's baseUrl) and runs every query in the browser.
+ * Card data is only ever written with textContent, never as HTML.
+ */
+import { GAMES, ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, compactId, exactPhrase, nameHasWords, nameIs, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract';
+
+export const SEARCH_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>snapdeck card search</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/search/app.css">
+</head>
+<body>
+<header>
+<h1>Card search</h1>
+<form id="search-form" role="search">
+<label>Game <select id="game"></select></label>
+<input id="q" type="search" placeholder="Card name, id or rules text" autocomplete="off" autofocus>
+</form>
+<p id="status" aria-live="polite"></p>
+</header>
+<main>
+<aside id="facets" aria-label="Filters"></aside>
+<section>
+<p id="summary"></p>
+<ol id="results"></ol>
+</section>
+</main>
+<script type="module" src="/search/app.js"></script>
+</body>
+</html>
+`;
+
+export const SEARCH_CSS = `body{font:15px/1.4 system-ui,sans-serif;margin:0;color:#1b1f24;background:#f6f7f9}
+header{padding:12px 20px;background:#fff;border-bottom:1px solid #d8dde3}
+h1{font-size:20px;margin:0 0 8px}
+form{display:flex;gap:12px;align-items:center}
+#q{flex:1;font-size:16px;padding:6px 8px}
+main{display:flex;gap:20px;padding:16px 20px}
+aside{width:240px;flex:none}
+aside fieldset{border:1px solid #d8dde3;background:#fff;margin:0 0 12px;padding:6px 10px;max-height:220px;overflow:auto}
+aside label{display:flex;justify-content:space-between;gap:8px;font-size:13px}
+section{flex:1}
+ol{list-style:none;padding:0;margin:0}
+li.hit{background:#fff;border:1px solid #d8dde3;margin:0 0 6px;padding:6px 10px;display:grid;grid-template-columns:1fr auto;gap:2px 12px}
+.name{font-weight:600}.id{font-family:monospace}.meta{color:#59636e;font-size:13px}
+#status{color:#59636e;margin:6px 0 0;font-size:13px}
+`;
+
+const games = GAMES.map((g) => ({ slug: g.slug, displayName: g.displayName, descriptor: SEARCH_PATHS.descriptor(g.searchIndexName) }));
+
+export const SEARCH_APP = `const GAMES = ${JSON.stringify(games)};
+const FILES = ${JSON.stringify({ entry: SEARCH_ENTRY_MODULE, fuzzy: SEARCH_FUZZY_MODULE, names: SEARCH_NAMES_FILE })};
+const ID_LIKE = ${ID_LIKE_QUERY.toString()};
+const compactId = ${compactId.toString()};
+const nameHasWords = ${nameHasWords.toString()};
+const searchRecordHit = ${searchRecordHit.toString()};
+const nameIs = ${nameIs.toString()};
+const exactPhrase = ${exactPhrase.toString()};
+const $ = (id) => document.getElementById(id);
+const el = (tag, className, text) => { const node = document.createElement(tag); if (className) node.className = className; if (text !== undefined) node.textContent = text; return node; };
+const opened = new Map();
+const state = { game: GAMES[0].slug, filters: {}, run: 0 };
+
+async function openIndex(slug) {
+  if (!opened.has(slug)) {
+    opened.set(slug, (async () => {
+      const game = GAMES.find((g) => g.slug === slug);
+      const response = await fetch(game.descriptor);
+      if (!response.ok) throw new Error('no search index for ' + game.displayName);
+      const descriptor = (await response.json()).data;
+      const base = new URL(descriptor.baseUrl, location.href).href;
+      const engine = await import(base + FILES.entry);
+      await engine.options({ basePath: base, baseUrl: '/' });
+      await engine.init();
+      await engine.filters();
+      return { descriptor, base, engine, fuzzy: null };
+    })());
+    opened.get(slug).catch(() => opened.delete(slug));
+  }
+  return opened.get(slug);
+}
+
+async function closestName(index, term) {
+  index.fuzzy ??= (async () => {
+    const [{ default: MiniSearch }, names] = await Promise.all([import(index.base + FILES.fuzzy), fetch(index.base + FILES.names).then((r) => r.json())]);
+    const mini = new MiniSearch({ fields: ['name'], searchOptions: { fuzzy: 0.25, prefix: true } });
+    mini.addAll(names.map((name, id) => ({ id, name })));
+    return { mini, names };
+  })();
+  const { mini, names } = await index.fuzzy;
+  const best = mini.search(term, { combineWith: 'AND' })[0];
+  return best ? names[best.id] : null;
+}
+
+const nameOf = (hit) => (typeof hit.name === 'string' ? hit.name : hit.name.english);
+
+function renderFacets(descriptor, counts) {
+  const box = $('facets');
+  box.replaceChildren();
+  for (const facet of descriptor.facets) {
+    const values = Object.entries(counts[facet.field] ?? {}).filter(([value, n]) => n > 0 || (state.filters[facet.field] ?? []).includes(value));
+    if (values.length === 0) continue;
+    const set = el('fieldset');
+    set.dataset.facet = facet.field;
+    set.append(el('legend', '', facet.label));
+    for (const [value, n] of values.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) {
+      const label = el('label');
+      const box2 = el('input');
+      box2.type = 'checkbox';
+      box2.value = value;
+      box2.checked = (state.filters[facet.field] ?? []).includes(value);
+      box2.addEventListener('change', () => {
+        const chosen = new Set(state.filters[facet.field] ?? []);
+        if (box2.checked) chosen.add(value); else chosen.delete(value);
+        if (chosen.size > 0) state.filters[facet.field] = [...chosen]; else delete state.filters[facet.field];
+        search();
+      });
+      const text = el('span', 'value', value);
+      text.prepend(box2);
+      label.append(text, el('span', 'count', String(n)));
+      set.append(label);
+    }
+    box.append(set);
+  }
+}
+
+function renderHits(hits) {
+  $('results').replaceChildren(...hits.map((hit) => {
+    const item = el('li', 'hit');
+    item.dataset.id = hit.id;
+    item.append(el('span', 'name', nameOf(hit)), el('span', 'id', hit.id));
+    item.append(el('span', 'meta set', hit.setName ?? hit.setId ?? ''), el('span', 'meta type', hit.cardType ?? hit.typeLine ?? ''));
+    return item;
+  }));
+}
+
+async function search() {
+  const run = ++state.run;
+  const term = $('q').value.trim();
+  try {
+    $('status').textContent = 'Searching…';
+    const index = await openIndex(state.game);
+    let found = ID_LIKE.test(term) ? await index.engine.search(compactId(term), { filters: state.filters }) : null;
+    if (found === null || found.results.length === 0) found = await index.engine.search(term === '' ? null : term, { filters: state.filters });
+    let note = '';
+    let data = await Promise.all(found.results.slice(0, 25).map((r) => r.data()));
+    if (term !== '' && !ID_LIKE.test(term) && !data.some((d) => nameIs(d.meta.title ?? '', term))) {
+      const exact = await index.engine.search(exactPhrase(term), { filters: state.filters });
+      const named = (await Promise.all(exact.results.slice(0, 25).map((r) => r.data()))).filter((d) => nameIs(d.meta.title ?? '', term));
+      if (named.length > 0) data = [...named, ...data.filter((d) => !named.some((n) => n.raw_url === d.raw_url))].slice(0, 25);
+    }
+    if (term !== '' && !ID_LIKE.test(term) && !data.some((d) => nameHasWords(d.meta.title ?? '', term))) {
+      const name = await closestName(index, term);
+      if (name && name.toLowerCase() !== term.toLowerCase()) {
+        const retry = await index.engine.search(name, { filters: state.filters });
+        if (retry.results.length > 0) {
+          found = retry;
+          data = await Promise.all(found.results.slice(0, 25).map((r) => r.data()));
+          note = 'Showing results for ' + name;
+        }
+      }
+    }
+    if (run !== state.run) return;
+    renderFacets(index.descriptor, found.filters);
+    renderHits(data.map((d) => JSON.parse(searchRecordHit(d.raw_url))));
+    $('summary').textContent = found.results.length + ' cards' + (note ? ' — ' + note : '');
+    $('status').textContent = 'Version ' + index.descriptor.version;
+    document.body.dataset.ready = String(run);
+  } catch (error) {
+    if (run !== state.run) return;
+    $('status').textContent = String(error.message ?? error);
+    $('results').replaceChildren();
+    $('summary').textContent = '';
+    document.body.dataset.ready = String(run);
+  }
+}
+
+for (const game of GAMES) {
+  const option = el('option', '', game.displayName);
+  option.value = game.slug;
+  $('game').append(option);
+}
+$('game').addEventListener('change', () => { state.game = $('game').value; state.filters = {}; search(); });
+let timer;
+$('q').addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(search, 150); });
+$('search-form').addEventListener('submit', (event) => { event.preventDefault(); search(); });
+search();
+`;

@@ -1,0 +1,61 @@
+import { CARD_MODELS, SEARCH_FIELDS, compactId, facetValues, searchRecordUrl, type GameSlug } from '@snapdeck/contract';
+
+/**
+ * A card as the search engine indexes it (decisions.md "Search"): the name's words weighted
+ * highest, the id and card numbers next (matched as whole words), the rules text lowest; the
+ * game's facet fields as filters; the name as the result's title and the whole hit in its URL.
+ *
+ * A custom record of Pagefind's Node API (no HTML to parse). The hit rides in the URL, not in the
+ * record's metadata: Pagefind (1.5+) indexes every metadata field's words, so a hit there put all
+ * its words in the index a second time (the build took twice as long, the first query's index
+ * chunks were larger); the URL is stored in the card's fragment only.
+ */
+export interface SearchRecord {
+  id: string;
+  name: string;
+  url: string;
+  content: string;
+  meta: Record<string, string>;
+  filters: Record<string, string[]>;
+}
+
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.filter((v) => typeof v === 'string').join(' / ');
+  return '';
+}
+
+/** Weights Pagefind gives each part (1 is ordinary text, 10 the most). */
+const WEIGHT = { name: 10, number: 9, text: 1 } as const;
+
+/**
+ * A weighted part of a record's content, in the markers Pagefind's own HTML parser writes for
+ * `data-pagefind-weight` (its indexer reads them from a custom record's content the same way).
+ * A card's own words never start a marker: leading underscores are dropped from them.
+ */
+const weighted = (weight: number, text: string) =>
+  ` ___PAGEFIND_WEIGHT___${weight} ${text.replace(/(^|\s)_+/g, '$1')} ___END_PAGEFIND_WEIGHT___ `;
+
+/** The indexed record of one card, from its hit JSON. */
+export function searchRecord(game: GameSlug, hitJson: Uint8Array): SearchRecord {
+  const text = Buffer.from(hitJson).toString('utf8');
+  const hit = JSON.parse(text) as Record<string, unknown> & { id: string };
+  const fields = SEARCH_FIELDS[game];
+  const name = CARD_MODELS[game].nameOf(hit as never);
+  const numbers = [...new Set([hit.id, ...fields.numbers.map((f) => textOf(hit[f]))].filter(Boolean))];
+  // Pagefind splits "BT1-001" and "aesan-burn-2" into words; the compact form is one word, so an
+  // id typed whole finds that card first (the client searches it: SEARCH_COMPACT).
+  const compact = [...new Set(numbers.map(compactId))];
+  const rules = fields.text.map((f) => textOf(hit[f])).filter(Boolean);
+  const filters: Record<string, string[]> = {};
+  for (const facet of fields.facets) {
+    const values = facetValues(hit[facet.field]);
+    if (values.length > 0) filters[facet.field] = values;
+  }
+  const content = [
+    weighted(WEIGHT.name, name),
+    weighted(WEIGHT.number, [...numbers, ...compact].join(' ')),
+    ...rules.map((rule) => weighted(WEIGHT.text, rule)),
+  ].join('');
+  return { id: hit.id, name, url: searchRecordUrl(hit.id, text), content, meta: { title: name }, filters };
+}

@@ -1,0 +1,188 @@
+/**
+ * Client-side search (issue 19, decisions.md "Search"): every version's index is built with it,
+ * packed into a few objects, served by the gateway under /v1/search (no key, per-address limit,
+ * immutable files, ETag/304, brotli/gzip for text), searched from Node by @snapdeck/client, kept
+ * while its version is and removed by gc with it.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERRORS, GAMES, SEARCH_FIELDS, SEARCH_MODULE_SHA256, SEARCH_PATHS, facetValues } from '@snapdeck/contract';
+import { SnapdeckClient } from '@snapdeck/client';
+import { FsDriver, build, collectGarbage, layout, listSizes, readPointer } from '@snapdeck/snapshot';
+import { startGateway, type RunningGateway } from '@snapdeck/gateway';
+import { writeGeneratedCatalog } from './helpers/catalog.ts';
+import { getJson, tempDir, waitFor } from './helpers/harness.ts';
+import { scannedLog } from './helpers/secret-scan.ts';
+
+const COUNTS = { digimon: 60, gundam: 30, 'grand-archive': 30, 'chrono-core': 20 } as const;
+const digimon = GAMES.find((g) => g.slug === 'digimon')!;
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let gateway: RunningGateway;
+let cards: Awaited<ReturnType<typeof writeGeneratedCatalog>>;
+let storage: FsDriver;
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir());
+  cards = await writeGeneratedCatalog(join(dir, 'catalog'), COUNTS);
+  storage = new FsDriver(join(dir, 'snapshots'));
+  await build({ catalogDir: join(dir, 'catalog'), storage, hitsPerPage: [100] });
+  gateway = await startGateway({ port: 0, host: '127.0.0.1', snapshots: join(dir, 'snapshots'), db: join(dir, 'snapdeck.db'), pointerTtlMs: 50, addressQuota: 100_000, log: scannedLog('gateway') });
+}, 120_000);
+
+afterAll(async () => {
+  await gateway?.close();
+  await cleanup?.();
+});
+
+const descriptorOf = async (name: string) => getJson(`${gateway.url}${SEARCH_PATHS.descriptor(name)}`);
+
+describe('GET /v1/search/{searchIndexName}', () => {
+  it('describes each game\'s current index, without a key, cached like GET /games', async () => {
+    for (const game of GAMES) {
+      const r = await descriptorOf(game.searchIndexName);
+      expect(r.status, game.slug).toBe(200);
+      const current = (await readPointer(storage, layout.pointer(game.slug)))!.version;
+      expect(r.body.data).toEqual({
+        name: game.searchIndexName, gameId: game.slug, version: current, engine: 'pagefind', engineVersion: '1.6.0',
+        baseUrl: `/v1/search/${game.searchIndexName}/${current}/`, facets: SEARCH_FIELDS[game.slug].facets,
+      });
+      expect(r.headers.get('cache-control')).toBe('public, max-age=3600');
+      expect(r.headers.get('vary')).toBe('Accept-Encoding');
+      expect(r.headers.get('ratelimit-limit')).toBe('100000');
+      const again = await fetch(`${gateway.url}${SEARCH_PATHS.descriptor(game.searchIndexName)}`, { headers: { 'If-None-Match': r.headers.get('etag')! } });
+      expect(again.status).toBe(304);
+    }
+  });
+
+  it('answers 404 Search index not found for a name that is no public game\'s index', async () => {
+    for (const name of ['snapdeck_chrono_core_playtest_cards', 'digimon', 'snapdeck_digimon_card', 'x'.repeat(300)]) {
+      const r = await descriptorOf(name);
+      expect(r.status, name).toBe(404);
+      expect(r.body).toEqual({ error: ERRORS.searchIndexNotFound });
+      expect(r.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+});
+
+describe('GET /v1/search/{searchIndexName}/{version}/{file}', () => {
+  it('serves text files compressed and binary chunks as stored, immutable, with ETag and 304', async () => {
+    const base = `${gateway.url}${(await descriptorOf(digimon.searchIndexName)).body.data.baseUrl}`;
+    const entry = await fetch(`${base}pagefind.js`, { headers: { 'Accept-Encoding': 'br' } });
+    expect(entry.status).toBe(200);
+    expect(entry.headers.get('content-encoding')).toBe('br');
+    expect(entry.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(entry.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await entry.text()).length).toBeGreaterThan(10_000);
+    const gz = await fetch(`${base}pagefind-entry.json`, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gz.headers.get('content-encoding')).toBe('gzip');
+    const meta = JSON.parse(await gz.text());
+    expect(meta.version).toBe('1.6.0');
+    expect(meta.languages.en.page_count).toBe(COUNTS.digimon);
+    const wasm = await fetch(`${base}wasm.en.pagefind`, { headers: { 'Accept-Encoding': 'br, gzip' } });
+    expect(wasm.status).toBe(200);
+    expect(wasm.headers.get('content-encoding')).toBeNull();
+    expect(wasm.headers.get('content-type')).toBe('application/octet-stream');
+    const etag = wasm.headers.get('etag')!;
+    expect((await fetch(`${base}wasm.en.pagefind`, { headers: { 'If-None-Match': etag } })).status).toBe(304);
+  });
+
+  it('answers 404 for a file, version or index that is not there', async () => {
+    const { version } = (await descriptorOf(digimon.searchIndexName)).body.data;
+    for (const path of [
+      `/v1/search/${digimon.searchIndexName}/${version}/nope.js`,
+      `/v1/search/${digimon.searchIndexName}/2020-01-01T00-00-00-000Z-abcdef/pagefind.js`,
+      `/v1/search/${digimon.searchIndexName}/not-a-version/pagefind.js`,
+      `/v1/search/snapdeck_chrono_core_playtest_cards/${version}/pagefind.js`,
+      `/v1/search/${GAMES[1]!.searchIndexName}/${version}/pagefind.js`,
+    ]) {
+      const r = await getJson(`${gateway.url}${path}`);
+      expect(r.status, path).toBe(404);
+      expect(r.body, path).toEqual({ error: ERRORS.searchIndexNotFound });
+    }
+  });
+
+  it('stores the index in a few objects per version, whatever the engine writes', async () => {
+    for (const game of GAMES) {
+      const { version } = (await readPointer(storage, layout.pointer(game.slug)))!;
+      const keys = [...(await listSizes(storage, layout.versionPrefix(game.slug, version))).keys()];
+      const search = keys.filter((key) => /\/search[.]/.test(key));
+      expect(search.length, game.slug).toBeLessThanOrEqual(4);
+      const manifest = JSON.parse(Buffer.from((await storage.get(layout.manifest(game.slug, version)))!.body).toString('utf8'));
+      for (const key of search) expect(Object.keys(manifest.files), key).toContain(key.slice(layout.versionPrefix(game.slug, version).length));
+    }
+  });
+});
+
+describe('@snapdeck/client searchCards and searchIndex', () => {
+  it('finds a card by its name and by its id, with facet counts, and reports the version searched', async () => {
+    const client = new SnapdeckClient({ baseUrl: `${gateway.url}/v1` });
+    const card = cards.digimon![7]!;
+    const name = (card.name as { english: string }).english;
+    const byName = await client.searchCards('digimon', name, { limit: 20 });
+    const current = (await readPointer(storage, layout.pointer('digimon')))!.version;
+    expect(byName.version).toBe(current);
+    expect(byName.hits.map((h) => h.id)).toContain(card.id);
+    const byId = await client.searchCards('digimon', card.id, { limit: 1 });
+    expect(byId.hits[0]!.id).toBe(card.id);
+    expect(byId.hits[0]!.name.english).toBe(name);
+    const all = await client.searchCards('digimon', '', { limit: 5 });
+    expect(all.total).toBe(COUNTS.digimon);
+    const sets = all.facets.setId!;
+    const expected = new Map<string, number>();
+    for (const c of cards.digimon!) for (const v of facetValues(c.setId)) expected.set(v, (expected.get(v) ?? 0) + 1);
+    expect(new Map(Object.entries(sets))).toEqual(expected);
+    const [someSet, count] = [...expected][0]!;
+    const filtered = await client.searchCards('digimon', '', { filters: { setId: someSet }, limit: 1000 });
+    expect(filtered.total).toBe(count);
+    expect(filtered.hits.every((h) => h.setId === someSet)).toBe(true);
+  });
+
+  it('runs no engine module but the one the contract pins: a changed pagefind.js or minisearch.js is refused, never run', async () => {
+    const g = globalThis as { tamperedModuleRan?: boolean };
+    for (const module of Object.keys(SEARCH_MODULE_SHA256)) {
+      // Anything between the client and the index (a CDN, a proxy) serving other code for the module.
+      const tampering: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init);
+        if (!String(input).endsWith(`/${module}`)) return response;
+        return new Response(`globalThis.tamperedModuleRan = true;\n${await response.text()}`, { status: 200 });
+      };
+      const client = new SnapdeckClient({ baseUrl: `${gateway.url}/v1`, fetch: tampering });
+      // A query with a typo loads the fuzzy name matcher too.
+      await expect(client.searchCards('digimon', 'zzqxv', { limit: 1 }), module).rejects.toThrow(`the search engine module ${gateway.url}`);
+      expect(g.tamperedModuleRan, module).toBeUndefined();
+    }
+    // The same client untampered searches (the check is not what fails).
+    const plain = new SnapdeckClient({ baseUrl: `${gateway.url}/v1` });
+    expect((await plain.searchCards('digimon', 'zzqxv', { limit: 1 })).version).toMatch(/./);
+  });
+
+  it('keeps serving version A to a client that opened it while a rebuild publishes B; gc removes A with its version', async () => {
+    const client = new SnapdeckClient({ baseUrl: `${gateway.url}/v1` });
+    const a = await client.searchIndex('gundam');
+    const card = cards.gundam![3]!;
+    // Rebuild with one card renamed: a new version.
+    const renamed = cards.gundam!.map((c) => (c.id === card.id ? { ...c, name: 'Zzyzx Renamed Frame' } : c));
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(join(dir, 'catalog', 'gundam.jsonl'), renamed.map((c) => JSON.stringify(c)).join('\n') + '\n');
+    const [built] = await build({ catalogDir: join(dir, 'catalog'), storage, games: ['gundam'], hitsPerPage: [100] });
+    expect(built!.version).not.toBe(a.version);
+    await waitFor(async () => (await descriptorOf(a.descriptor.name)).body.data.version === built!.version, 5000, 'the gateway never saw version B');
+    const b = await client.searchIndex('gundam');
+    expect(b.version).toBe(built!.version);
+    // A (opened before) still answers from A's files; B sees the change.
+    const fromA = await a.search(card.name as string, { limit: 50 });
+    expect(fromA.version).toBe(a.version);
+    expect(fromA.hits.map((h) => h.id)).toContain(card.id);
+    expect((await a.search('Zzyzx')).total).toBe(0);
+    const fromB = await b.search('Zzyzx');
+    expect(fromB.hits.map((h) => h.id)).toEqual([card.id]);
+    // gc: keep only the current version (no age floor): A's index goes with A.
+    await collectGarbage({ storage, games: ['gundam'], keep: 1, minAgeHours: 0 });
+    const gone = await getJson(`${gateway.url}${SEARCH_PATHS.base(a.descriptor.name, a.version)}pagefind-entry.json`);
+    expect(gone.status).toBe(404);
+    expect(gone.body).toEqual({ error: ERRORS.searchIndexNotFound });
+    expect((await getJson(`${gateway.url}${SEARCH_PATHS.base(b.descriptor.name, b.version)}pagefind-entry.json`)).status).toBe(200);
+  });
+});
