@@ -223,7 +223,7 @@ describe('POST /v1/decks/details', () => {
     expect(r.body.data.unresolved).toEqual([]);
   });
 
-  // Found by test/generated/openapi-requests.test.ts: the gateway ignored other members while the
+  // Found by test/generated/openapi-requests.suite.ts: the gateway ignored other members while the
   // document closed the body (additionalProperties: false); the document now says they are ignored.
   it('ignores members other than ids, as the document says', async () => {
     const [a] = publicDecks;

@@ -50,7 +50,7 @@ describe('hostile input', () => {
     }
   });
 
-  // Found by test/generated/openapi-requests.test.ts (a 16 KiB cardId): Node's parser answered a
+  // Found by test/generated/openapi-requests.suite.ts (a 16 KiB cardId): Node's parser answered a
   // bare 431 with no body and none of the contract's headers.
   it('a request line or headers over 16 KiB get the contract\'s JSON 431, with nosniff and CORS', async () => {
     for (const [path, headers] of [
