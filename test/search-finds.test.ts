@@ -17,6 +17,8 @@ const COUNTS = { digimon: 300, gundam: 200, 'grand-archive': 200, 'chrono-core':
 const ACCENTED = 'Élan Vitalmón';
 let RULES_WORD: string;
 const SHORT_NAMES = ['Kari Kamiya', 'Koichi Kimura', 'Kenta Kitagawa', 'Kazu Kishibe', 'Keenan Krier', 'Kouji Kamiya', 'Kai Kogure', 'K'];
+/** A name that longer names hold whole, and a name whose first character the engine drops (real names of both). */
+const HELD_NAMES = ['Agumon (X Antibody)', 'Gabumon (X Antibody)', 'Omnimon (X Antibody)', 'Dorumon (X Antibody)', 'Tailmon (X Antibody)', 'Gammamon (X Antibody)', 'X Antibody', 'Gundam', 'Gundam', '∀ Gundam'];
 
 let gateway: TestGateway;
 let cleanup: () => Promise<void>;
@@ -40,6 +42,10 @@ beforeAll(async () => {
     lines[30 + i].name = name;
     cards.gundam![30 + i]!.name = name;
   });
+  HELD_NAMES.forEach((name, i) => {
+    lines[40 + i].name = name;
+    cards.gundam![40 + i]!.name = name;
+  });
   await writeFile(gundam, lines.map((card) => JSON.stringify(card)).join('\n') + '\n');
   // One digimon card's rules text names another card's name word.
   const digimon = join(catalogDir, 'digimon.jsonl');
@@ -62,6 +68,13 @@ describe('a search finds', () => {
   it('the cards of a whole name typed first, even a one-letter name whose letter starts many other names', async () => {
     const found = await client.searchCards('gundam', 'k', { limit: 5 });
     expect(found.hits.map((hit) => hit.name)[0]).toBe('K');
+  });
+
+  it('the cards of a whole name typed first when longer names hold it, or when the engine drops a character of it', async () => {
+    expect((await client.searchCards('gundam', 'X Antibody', { limit: 5 })).hits.map((hit) => hit.name)[0]).toBe('X Antibody');
+    expect((await client.searchCards('gundam', 'x antibody', { limit: 5 })).hits.map((hit) => hit.name)[0]).toBe('X Antibody');
+    expect((await client.searchCards('gundam', '∀ Gundam', { limit: 5 })).hits.map((hit) => hit.name)[0]).toBe('∀ Gundam');
+    expect((await client.searchCards('gundam', 'Gundam', { limit: 5 })).hits.map((hit) => hit.name).slice(0, 2)).toEqual(['Gundam', 'Gundam']);
   });
 
   it('every card a walk of the version yields, by its id, first (and by its card number)', async () => {

@@ -1,5 +1,5 @@
 import type { GameSlug, SearchDescriptor } from '@snapdeck/contract';
-import { ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, nameHasWords, nameIs, exactPhrase, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_MODULE_SHA256, SEARCH_NAMES_FILE, SEARCH_PATHS, compactId } from '@snapdeck/contract/search';
+import { ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, nameHasWords, nameIs, exactName, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_MODULE_SHA256, SEARCH_NAMES_FILE, SEARCH_PATHS, compactId } from '@snapdeck/contract/search';
 import { NotFoundError } from './errors.ts';
 import type { GameHits } from './types.ts';
 
@@ -110,7 +110,7 @@ export class SearchIndex<G extends GameSlug> {
     // A card's whole name typed, but ranked below cards whose words only start like its short
     // words ("S Gundam", "K"): the cards of exactly that name go first.
     if (term !== '' && !ID_LIKE_QUERY.test(term) && !data.some((d) => nameIs(d.meta.title ?? '', term))) {
-      const exact = await this.engine.search(exactPhrase(term), { filters });
+      const exact = await this.engine.search(exactName(term), { filters });
       const named = (await Promise.all(exact.results.slice(0, limit).map((result) => result.data()))).filter((d) => nameIs(d.meta.title ?? '', term));
       if (named.length > 0) data = [...named, ...data.filter((d) => !named.some((n) => n.raw_url === d.raw_url))].slice(0, limit);
     }

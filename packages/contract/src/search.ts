@@ -88,8 +88,16 @@ export const nameIs = (name: string, query: string): boolean => {
   return fold(name) === fold(query);
 };
 
-/** A query as Pagefind's exact-phrase search (quoted: its words as typed, none as a prefix). */
-export const exactPhrase = (query: string): string => `"${query.replace(/"/g, ' ').trim()}"`;
+/**
+ * A card's whole name as one word, indexed beside its ids: its letters and digits in lower case
+ * (accents and spaces dropped, any other character as `u` and its code point in hex), then `_n_`.
+ * A query that is a whole card name searches it and gets exactly the cards of that name, even
+ * when cards whose words only start like it ('K', 'S Gundam') or whose names hold it ('… (X
+ * Antibody)') rank first, and even for characters the engine drops ('∀ Gundam' is not 'Gundam').
+ * Self-contained: the /search page embeds its source.
+ */
+export const exactName = (name: string): string =>
+  `${name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/gu, '').replace(/[^\p{L}\p{N}]/gu, (c) => `u${c.codePointAt(0)!.toString(16)}`)}_n_`;
 
 /**
  * A card's record URL in an index: its id, and its hit JSON as the URL's fragment. Clients take

@@ -4,7 +4,7 @@
  * engine and its chunks under the descriptor's baseUrl) and runs every query in the browser.
  * Card data is only ever written with textContent, never as HTML.
  */
-import { GAMES, ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, compactId, exactPhrase, nameHasWords, nameIs, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract';
+import { GAMES, ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, compactId, exactName, nameHasWords, nameIs, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract';
 
 export const SEARCH_PAGE = `<!doctype html>
 <html lang="en">
@@ -61,7 +61,7 @@ const compactId = ${compactId.toString()};
 const nameHasWords = ${nameHasWords.toString()};
 const searchRecordHit = ${searchRecordHit.toString()};
 const nameIs = ${nameIs.toString()};
-const exactPhrase = ${exactPhrase.toString()};
+const exactName = ${exactName.toString()};
 const $ = (id) => document.getElementById(id);
 const el = (tag, className, text) => { const node = document.createElement(tag); if (className) node.className = className; if (text !== undefined) node.textContent = text; return node; };
 const opened = new Map();
@@ -151,7 +151,7 @@ async function search() {
     let note = '';
     let data = await Promise.all(found.results.slice(0, 25).map((r) => r.data()));
     if (term !== '' && !ID_LIKE.test(term) && !data.some((d) => nameIs(d.meta.title ?? '', term))) {
-      const exact = await index.engine.search(exactPhrase(term), { filters: state.filters });
+      const exact = await index.engine.search(exactName(term), { filters: state.filters });
       const named = (await Promise.all(exact.results.slice(0, 25).map((r) => r.data()))).filter((d) => nameIs(d.meta.title ?? '', term));
       if (named.length > 0) data = [...named, ...data.filter((d) => !named.some((n) => n.raw_url === d.raw_url))].slice(0, 25);
     }

@@ -1,4 +1,4 @@
-import { CARD_MODELS, SEARCH_FIELDS, compactId, facetValues, searchRecordUrl, type GameSlug } from '@snapdeck/contract';
+import { CARD_MODELS, SEARCH_FIELDS, compactId, exactName, facetValues, searchRecordUrl, type GameSlug } from '@snapdeck/contract';
 
 /**
  * A card as the search engine indexes it (decisions.md "Search"): the name's words weighted
@@ -44,8 +44,9 @@ export function searchRecord(game: GameSlug, hitJson: Uint8Array): SearchRecord 
   const name = CARD_MODELS[game].nameOf(hit as never);
   const numbers = [...new Set([hit.id, ...fields.numbers.map((f) => textOf(hit[f]))].filter(Boolean))];
   // Pagefind splits "BT1-001" and "aesan-burn-2" into words; the compact form is one word, so an
-  // id typed whole finds that card first (the client searches it: SEARCH_COMPACT).
-  const compact = [...new Set(numbers.map(compactId))];
+  // id typed whole finds that card first (the client searches it: compactId), and so does the
+  // whole name (exactName) for a query that is a card's name.
+  const compact = [...new Set(numbers.map(compactId)), exactName(name)];
   const rules = fields.text.map((f) => textOf(hit[f])).filter(Boolean);
   const filters: Record<string, string[]> = {};
   for (const facet of fields.facets) {
