@@ -23,8 +23,12 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
       answer.on('data', (chunk: Buffer) => (state.bytes += chunk.length));
       answer.pipe(res);
     });
+    upstream.on('error', (error) => (res.headersSent ? res.destroy(error) : res.writeHead(502).end(String(error))));
     req.pipe(upstream);
   });
+  // Longer than the client's idle sockets live: under load, a socket closed by the server as the
+  // client reuses it reset the run's fetch (ECONNRESET) once.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address() as { port: number };
   return {
