@@ -20,9 +20,9 @@ const ENTRY = join(PACKAGES, 'cli', 'src', 'main.ts');
 /** Bundles older than this are removed when a new one is made (edits leave old ones behind). */
 const STALE_MS = 7 * 24 * 3600 * 1000;
 
-/** Every file a bundle is made from: each package's sources and manifest. */
+/** Every file a bundle is made from: each package's sources and manifest, and how it is made (this file). */
 async function sources() {
-  const files = [];
+  const files = [fileURLToPath(import.meta.url)];
   for (const name of (await readdir(PACKAGES)).sort()) {
     files.push(join(PACKAGES, name, 'package.json'));
     const src = join(PACKAGES, name, 'src');
