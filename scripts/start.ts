@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GAME_SLUGS, OPERATOR_DEFAULTS } from '@snapdeck/contract';
+import { GAME_SLUGS, OPERATOR_DEFAULTS, SEARCH_INDEX_NAMES, SEARCH_PATHS } from '@snapdeck/contract';
 import { startGateway } from '@snapdeck/gateway';
 import { KeyStore, SCOPES, openDatabase } from '@snapdeck/store';
 import { FsDriver, build, layout } from '@snapdeck/snapshot';
@@ -62,9 +62,12 @@ Try:
   curl -s -H 'X-API-Key: ${demoKey}' '${base}/games/digimon/cards?hitsPerPage=2'
   curl -s -H 'X-API-Key: ${demoKey}' '${base}/games/digimon/cards/${sampleCardId}'${demo.lines.map((line) => `\n  ${line.replaceAll('{base}', base).replaceAll('{key}', demoKey)}`).join('')}
   curl -s '${base}/openapi.json'
+  curl -s '${gateway.url}${SEARCH_PATHS.descriptor(SEARCH_INDEX_NAMES.digimon)}'   # digimon's search index (no key: the client downloads it)
 
 API reference (open it in a browser; "Authorize" with the key above to try calls):
   ${gateway.url}/docs
+Card search (in a browser, run in the page from the index's files):
+  ${gateway.url}/search
 `);
 const stop = () => gateway.close().then(() => process.exit(0));
 process.once('SIGINT', stop);
