@@ -15,17 +15,6 @@ export interface SearchWriteOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-/**
- * Builds the version's search index from exactly its entries and stores it like pages are: every
- * file of the engine packed back to back into the `search` pack (identity, plus brotli and gzip
- * for text files), and `search.bin` naming where each file is. However many files the engine
- * writes, the version gains a handful of objects; the manifest lists them, so they are verified
- * before the pointer moves and deleted by gc with the version.
- */
-export async function writeSearchIndex(writer: VersionWriter, game: GameSlug, entries: readonly CatalogEntry[], options: SearchWriteOptions): Promise<void> {
-  await startSearchIndex(game, entries, options).write(writer);
-}
-
 /** A search index being built (by Pagefind's own process) while the rest of the version is written. */
 export interface PendingSearchIndex {
   /** Waits for the index and packs it into the version. */
@@ -37,7 +26,11 @@ export interface PendingSearchIndex {
 /**
  * Starts building the version's search index from exactly its entries. The engine indexes in its
  * own process, so a build starts this before writing the pages and packs it afterwards: the two
- * run side by side instead of one after the other.
+ * run side by side instead of one after the other. It is stored like pages are: every file of the
+ * engine packed back to back into the `search` pack (identity, plus brotli and gzip for text
+ * files), and `search.bin` naming where each file is. However many files the engine writes, the
+ * version gains a handful of objects; the manifest lists them, so they are verified before the
+ * pointer moves and deleted by gc with the version.
  */
 export function startSearchIndex(game: GameSlug, entries: readonly CatalogEntry[], options: SearchWriteOptions): PendingSearchIndex {
   const built = buildSearchFiles(game, entries, (done) => options.onProgress?.(done, entries.length));
