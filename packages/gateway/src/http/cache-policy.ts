@@ -7,8 +7,11 @@
  * so a cached page is only ever given to the key that fetched it. Anything reached with a deck
  * token is private and never stored. Errors are never stored.
  */
+/** GET /games; decisions.md caches the search descriptor like it. */
+const GAMES = 'public, max-age=3600';
+
 export const CACHE = {
-  games: 'public, max-age=3600',
+  games: GAMES,
   /** A page reached by cursor never changes: the cursor pins version, hitsPerPage and page. */
   cursorPage: 'public, max-age=31536000, immutable',
   /** The first page follows the current version, which a rebuild moves. */
@@ -28,7 +31,7 @@ export const CACHE = {
   /** GET /docs and its assets (they change with a gateway upgrade). */
   docs: 'public, max-age=3600',
   /** GET /v1/search/{name}: follows the current version, cached like GET /games (decisions.md "Search"). */
-  searchDescriptor: 'public, max-age=3600',
+  searchDescriptor: GAMES,
   /** A file of one version's search index: never changes while the version is kept. */
   searchFile: 'public, max-age=31536000, immutable',
   error: 'no-store',
