@@ -76,6 +76,9 @@ try {
   row(`first query, cold client, ${CARDS.toLocaleString('en')} cards: bytes / requests`, '≤ 1.5 MB / ≤ 20', `${MB(worst.bytes)} / ${worst.requests} (worst of 3 cold clients; ${worst.ms.toFixed(0)} ms)`);
   const later = await laterQueries(proxy, 'digimon', names, rand);
   row('a later query: bytes / Node latency p95', '≤ 64 kB / ≤ 50 ms', `${kB(later.bytesP95)} p95 (median ${kB(later.bytesMedian)}) / ${later.p95.toFixed(1)} ms (100 queries of card names, top 10 hits each)`);
+  // Facet counts are asked for (searchCards' `facets: true`): Pagefind counts with a scan per hit.
+  const counted = await laterQueries(proxy, 'digimon', names, rand, { facets: true, queries: 20 });
+  row('a later query with facet counts (`facets: true`): bytes / Node latency p95', '(not a target)', `${kB(counted.bytesP95)} p95 / ${counted.p95.toFixed(1)} ms (median ${counted.p50.toFixed(1)} ms; 20 queries, after the filter data's first download)`);
   await proxy.close();
   await gateway.close();
   await rm(bigSnapshots, { recursive: true, force: true });
@@ -113,20 +116,20 @@ try {
   await rm(work, { recursive: true, force: true });
 }
 
-async function laterQueries(proxy: CountingProxy, game: GameSlug, names: string[], rand: () => number) {
+async function laterQueries(proxy: CountingProxy, game: GameSlug, names: string[], rand: () => number, { facets = false, queries = 100 } = {}) {
   const index = await clientFor(proxy).searchIndex(game);
-  await index.search(names[0]!, { limit: 10 });
+  await index.search(names[0]!, { limit: 10, facets });
   const bytes: number[] = [];
   const ms: number[] = [];
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < queries; i++) {
     const name = names[Math.floor(rand() * names.length)]!;
     const before = proxy.bytes;
     const started = performance.now();
-    await index.search(name, { limit: 10 });
+    await index.search(name, { limit: 10, facets });
     ms.push(performance.now() - started);
     bytes.push(proxy.bytes - before);
   }
-  return { bytesP95: percentile(bytes, 95), bytesMedian: percentile(bytes, 50), p95: percentile(ms, 95) };
+  return { bytesP95: percentile(bytes, 95), bytesMedian: percentile(bytes, 50), p95: percentile(ms, 95), p50: percentile(ms, 50) };
 }
 
 /** Recall of one catalog: a name query succeeds when a hit of that name is among the top 5; an id query when the first hit is that card. */

@@ -128,8 +128,9 @@ export class SnapdeckClient {
   }
 
   /**
-   * One client-side search of a game's cards: typed hits, the total and the facet counts, and the
-   * version searched. The opened index is kept and reused until the game's version changes.
+   * One client-side search of a game's cards: typed hits, the total, the version searched, and
+   * with `facets: true` the facet counts. The opened index is kept and reused until the game's
+   * version changes.
    */
   searchCards<G extends GameSlug>(game: G, query: string, options: SearchOptions = {}): Promise<SearchResult<GameHits[G]>> {
     return this.searches.search(game, query, options);
