@@ -20,6 +20,9 @@ const SHORT_NAMES = ['Kari Kamiya', 'Koichi Kimura', 'Kenta Kitagawa', 'Kazu Kis
 /** A name that longer names hold whole, and a name whose first character the engine drops (real names of both). */
 const HELD_NAMES = ['Agumon (X Antibody)', 'Gabumon (X Antibody)', 'Omnimon (X Antibody)', 'Dorumon (X Antibody)', 'Tailmon (X Antibody)', 'Gammamon (X Antibody)', 'X Antibody', 'Gundam', 'Gundam', '∀ Gundam'];
 
+/** A card name one letter away from "Reveal", a word of rules text. */
+const TYPO_NEIGHBOUR = 'Revel';
+
 let gateway: TestGateway;
 let cleanup: () => Promise<void>;
 let client: SnapdeckClient;
@@ -53,6 +56,9 @@ beforeAll(async () => {
   RULES_WORD = (digimonLines[20].name.english as string).split(/[^A-Za-z]+/).sort((a, b) => b.length - a.length)[0]!;
   digimonLines[10].effect = `[On Play] Reveal 3 cards; add 1 ${RULES_WORD} among them to your hand.`;
   cards.digimon![10]!.effect = digimonLines[10].effect;
+  // A name one letter away from a word that only rules text holds ("Reveal", above).
+  digimonLines[12].name.english = TYPO_NEIGHBOUR;
+  (cards.digimon![12]!.name as { english: string }).english = TYPO_NEIGHBOUR;
   await writeFile(digimon, digimonLines.map((card) => JSON.stringify(card)).join('\n') + '\n');
   await build({ catalogDir, storage: new FsDriver(join(dir, 'snapshots')), hitsPerPage: [100] });
   gateway = await startTestGateway({ snapshots: join(dir, 'snapshots'), db: join(dir, 'snapdeck.db') });
@@ -110,6 +116,17 @@ describe('a search finds', () => {
     for (const query of [ACCENTED, 'elan vitalmon', 'ÉLAN', 'vitalmón']) {
       expect((await index.search(query, { limit: 5 })).hits.map((h) => h.id), query).toContain(id);
     }
+  });
+
+  it('a word only rules text holds as typed, not as a typo of the closest card name', async () => {
+    const index = await client.searchIndex('digimon');
+    expect(cards.digimon!.some((c) => nameOf('digimon', c).toLowerCase().split(/[^a-z]+/).includes('reveal'))).toBe(false);
+    const found = await index.search('reveal', { limit: 100 });
+    expect(found.correctedTo).toBeUndefined();
+    expect(found.hits.map((h) => h.id)).toContain(cards.digimon![10]!.id);
+    expect(found.hits.map((h) => h.id)).not.toContain(cards.digimon![12]!.id);
+    // A name typed with a typo is still corrected ("Revl" is no word of any card).
+    expect((await index.search('Revl', { limit: 5 })).correctedTo).toBe(TYPO_NEIGHBOUR);
   });
 
   it('rules text, ranked below names', async () => {

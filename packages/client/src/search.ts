@@ -1,5 +1,5 @@
 import type { GameSlug, SearchDescriptor } from '@snapdeck/contract';
-import { ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, nameHasWords, nameIs, exactName, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_MODULE_SHA256, SEARCH_NAMES_FILE, SEARCH_PATHS, compactId } from '@snapdeck/contract/search';
+import { ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, textHasWords, nameIs, exactName, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_MODULE_SHA256, SEARCH_NAMES_FILE, SEARCH_PATHS, compactId } from '@snapdeck/contract/search';
 import { NotFoundError } from './errors.ts';
 import type { GameHits } from './types.ts';
 
@@ -29,7 +29,7 @@ export interface SearchResult<H> {
   correctedTo?: string;
 }
 
-interface PagefindResult { data(): Promise<{ raw_url: string; meta: Record<string, string> }> }
+interface PagefindResult { data(): Promise<{ raw_url: string; content: string; meta: Record<string, string> }> }
 interface PagefindSearch { results: PagefindResult[]; filters: Record<string, Record<string, number>> }
 interface Pagefind {
   options(options: Record<string, unknown>): Promise<void>;
@@ -122,8 +122,10 @@ export class SearchIndex<G extends GameSlug> {
       const named = (await Promise.all(exact.results.slice(0, limit).map((result) => result.data()))).filter((d) => nameIs(d.meta.title ?? '', term));
       if (named.length > 0) data = [...named, ...data.filter((d) => !named.some((n) => n.raw_url === d.raw_url))].slice(0, limit);
     }
-    // Nothing found, or no hit shown whose name has every word typed: the words may hold a typo.
-    if (term !== '' && !ID_LIKE_QUERY.test(term) && !data.some((d) => nameHasWords(d.meta.title ?? '', term))) {
+    // Nothing found, or no hit shown whose words (name or rules text) have every word typed: the
+    // words may hold a typo. A word of rules text alone ("draw") is a search, not a typo of the
+    // closest card name.
+    if (term !== '' && !ID_LIKE_QUERY.test(term) && !data.some((d) => textHasWords(d.content, term))) {
       const name = await this.closestName(term);
       if (name !== null && name.toLowerCase() !== term.toLowerCase()) {
         const retry = await this.engine.search(name, { filters });

@@ -73,11 +73,12 @@ export const compactId = (id: string): string => `${id.replace(/[^\p{L}\p{N}]+/g
 export const ID_LIKE_QUERY = /^[\p{L}\p{N}]+(?:[-_.][\p{L}\p{N}]+)+$/u;
 
 /**
- * Whether a card name has every word of a query (the last one also as a prefix of a word), case
- * and accents aside. When no hit shown passes, clients try the closest card name (a typo). Self-
- * contained: the /search page embeds its source.
+ * Whether a text (a card's name, or its indexed content: name, ids and rules text) has every word
+ * of a query (the last one also as a prefix of a word), case and accents aside. When no hit shown
+ * has them, clients try the closest card name (a typo). Self-contained: the /search page embeds
+ * its source.
  */
-export const nameHasWords = (name: string, query: string): boolean => {
+export const textHasWords = (name: string, query: string): boolean => {
   const [words, typed] = [name, query].map((text) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean)) as [string[], string[]];
   return typed.every((word, i) => words.some((w) => w === word || (i === typed.length - 1 && w.startsWith(word))));
 };

@@ -4,7 +4,7 @@
  * engine and its chunks under the descriptor's baseUrl) and runs every query in the browser.
  * Card data is only ever written with textContent, never as HTML.
  */
-import { GAMES, ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, compactId, exactName, nameHasWords, nameIs, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract';
+import { GAMES, ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, compactId, exactName, textHasWords, nameIs, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract';
 
 export const SEARCH_PAGE = `<!doctype html>
 <html lang="en">
@@ -58,7 +58,7 @@ export const SEARCH_APP = `const GAMES = ${JSON.stringify(games)};
 const FILES = ${JSON.stringify({ entry: SEARCH_ENTRY_MODULE, fuzzy: SEARCH_FUZZY_MODULE, names: SEARCH_NAMES_FILE })};
 const ID_LIKE = ${ID_LIKE_QUERY.toString()};
 const compactId = ${compactId.toString()};
-const nameHasWords = ${nameHasWords.toString()};
+const textHasWords = ${textHasWords.toString()};
 const searchRecordHit = ${searchRecordHit.toString()};
 const nameIs = ${nameIs.toString()};
 const exactName = ${exactName.toString()};
@@ -155,7 +155,7 @@ async function search() {
       const named = (await Promise.all(exact.results.slice(0, 25).map((r) => r.data()))).filter((d) => nameIs(d.meta.title ?? '', term));
       if (named.length > 0) data = [...named, ...data.filter((d) => !named.some((n) => n.raw_url === d.raw_url))].slice(0, 25);
     }
-    if (term !== '' && !ID_LIKE.test(term) && !data.some((d) => nameHasWords(d.meta.title ?? '', term))) {
+    if (term !== '' && !ID_LIKE.test(term) && !data.some((d) => textHasWords(d.content, term))) {
       const name = await closestName(index, term);
       if (name && name.toLowerCase() !== term.toLowerCase()) {
         const retry = await index.engine.search(name, { filters: state.filters });
