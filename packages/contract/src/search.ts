@@ -78,8 +78,8 @@ export const ID_LIKE_QUERY = /^[\p{L}\p{N}]+(?:[-_.][\p{L}\p{N}]+)+$/u;
  * has them, clients try the closest card name (a typo). Self-contained: the /search page embeds
  * its source.
  */
-export const textHasWords = (name: string, query: string): boolean => {
-  const [words, typed] = [name, query].map((text) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean)) as [string[], string[]];
+export const textHasWords = (text: string, query: string): boolean => {
+  const [words, typed] = [text, query].map((value) => value.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean)) as [string[], string[]];
   return typed.every((word, i) => words.some((w) => w === word || (i === typed.length - 1 && w.startsWith(word))));
 };
 
