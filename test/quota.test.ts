@@ -25,6 +25,9 @@ afterAll(async () => {
 describe('quota', () => {
   it('admits exactly the quota out of 50 concurrent requests, across endpoints', async () => {
     const key = gateway.createKey({ quota: 20 });
+    // Every Retry-After is counted from a moment after this one: at most this many seconds.
+    const startedAt = Date.now();
+    const windowLeft = Math.ceil((windowOf(startedAt).end - startedAt) / 1000);
     const paths = ['/games', '/games/chrono-core/cards', '/games/chrono-core/cards/WNR01-001', '/games/nope/cards'];
     const responses = await Promise.all(
       Array.from({ length: 50 }, (_, i) => fetch(`${gateway.base}${paths[i % paths.length]}`, { headers: { 'X-API-Key': key } })),
@@ -32,7 +35,6 @@ describe('quota', () => {
     const limited = responses.filter((r) => r.status === 429);
     expect(responses.length - limited.length).toBe(20);
     expect(limited).toHaveLength(30);
-    const windowLeft = Math.ceil((windowOf(Date.now()).end - Date.now()) / 1000);
     for (const response of limited) {
       expect(await response.json()).toEqual({ error: ERRORS.rateLimitExceeded });
       const retryAfter = Number(response.headers.get('retry-after'));
