@@ -141,6 +141,24 @@ describe('@snapdeck/client searchCards and searchIndex', () => {
     expect(filtered.hits.every((h) => h.setId === someSet)).toBe(true);
   });
 
+  it("fetches every file of the index with the client's own fetch (a proxy agent, instrumentation)", async () => {
+    const seen: string[] = [];
+    const client = new SnapdeckClient({
+      baseUrl: `${gateway.url}/v1`,
+      fetch: (input, init) => {
+        seen.push(input instanceof Request ? input.url : String(input));
+        return fetch(input, init);
+      },
+    });
+    const card = cards.digimon![3]!;
+    const found = await client.searchCards('digimon', (card.name as { english: string }).english, { limit: 3, facets: true });
+    expect(found.hits.length).toBeGreaterThan(0);
+    // The engine's own files, not only the descriptor and the modules the client reads itself.
+    for (const file of [/pagefind-entry\.json/, /\.pf_meta$/, /\/index\/[\w-]+\.pf_index$/, /\/filter\/[\w-]+\.pf_filter$/, /\/fragment\/[\w-]+\.pf_fragment$/]) {
+      expect(seen.some((url) => file.test(url)), `${file} through the client's fetch`).toBe(true);
+    }
+  });
+
   it('runs no engine module but the one the contract pins: a changed pagefind.js or minisearch.js is refused, never run', async () => {
     const g = globalThis as { tamperedModuleRan?: boolean };
     for (const module of Object.keys(SEARCH_MODULE_SHA256)) {

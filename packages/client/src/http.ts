@@ -72,6 +72,8 @@ export class Transport {
   readonly base: string;
   private readonly retry: Required<RetryOptions>;
   readonly fetch: typeof fetch;
+  /** The `fetch` option as given (undefined: the global fetch). */
+  readonly givenFetch: typeof fetch | undefined;
 
   constructor(private readonly options: ClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
@@ -79,6 +81,7 @@ export class Transport {
     // Called as a plain function, never as a method of this object: browsers refuse a fetch whose
     // `this` is not the window ("Illegal invocation"). The global one is looked up at each call.
     const given = options.fetch;
+    this.givenFetch = given;
     this.fetch = given ? (input, init) => given(input, init) : (input, init) => globalThis.fetch(input, init);
   }
 

@@ -20,7 +20,7 @@ export class OpenSearchIndexes {
 
   /** A freshly opened index of the game's current version. */
   async open<G extends GameSlug>(game: G): Promise<SearchIndex<G>> {
-    return SearchIndex.open(game, await this.descriptor(game), `${this.http.base}/`, this.http.fetch);
+    return SearchIndex.open(game, await this.descriptor(game), `${this.http.base}/`, this.http.fetch, this.http.givenFetch);
   }
 
   async search<G extends GameSlug>(game: G, query: string, options: SearchOptions): Promise<SearchResult<GameHits[G]>> {
@@ -34,7 +34,7 @@ export class OpenSearchIndexes {
     const descriptor = await this.descriptor(game);
     const previous = kept ? await kept.index.catch(() => null) : null;
     const opening: Promise<SearchIndex<GameSlug>> =
-      previous !== null && previous.version === descriptor.version ? Promise.resolve(previous) : SearchIndex.open<GameSlug>(game, descriptor, `${this.http.base}/`, this.http.fetch);
+      previous !== null && previous.version === descriptor.version ? Promise.resolve(previous) : SearchIndex.open<GameSlug>(game, descriptor, `${this.http.base}/`, this.http.fetch, this.http.givenFetch);
     this.open_.set(game, { index: opening, checkedAt: Date.now() });
     opening.catch(() => this.open_.get(game)?.index === opening && this.open_.delete(game));
     return opening;

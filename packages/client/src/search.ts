@@ -50,20 +50,43 @@ async function sha256Hex(text: string): Promise<string> {
 }
 
 /**
+ * The `fetch` options of clients that opened an index, by id. Pagefind's module fetches the
+ * index's files with the global `fetch`; imported from text, it gets a first line of ours that
+ * declares a module-level `fetch` calling the client's own (a proxy agent, instrumentation), found
+ * here by the id written into that line. One entry, and one engine instance per version, for each
+ * distinct function given as `fetch` (pass the same one to every client); none for clients
+ * without it, which share one engine instance per version as before.
+ */
+const CLIENT_FETCHES = Symbol.for('@snapdeck/client search fetch');
+const fetchIds = new WeakMap<typeof fetch, string>();
+
+function clientFetchLine(fetchFn: typeof fetch): string {
+  const registry = ((globalThis as { [CLIENT_FETCHES]?: Map<string, typeof fetch> })[CLIENT_FETCHES] ??= new Map());
+  let id = fetchIds.get(fetchFn);
+  if (id === undefined) {
+    id = String(registry.size + 1);
+    fetchIds.set(fetchFn, id);
+    registry.set(id, fetchFn);
+  }
+  return `const fetch = (input, init) => globalThis[Symbol.for(${JSON.stringify(CLIENT_FETCHES.description)})].get(${JSON.stringify(id)})(input, init);\n`;
+}
+
+/**
  * An engine module of the index (SEARCH_MODULE_SHA256 names which), run only when its bytes are
  * the ones the contract pins: code downloaded from a gateway or a CDN never runs here otherwise.
  * It is imported from its verified text, not its URL (Node imports no http(s) URL; a browser
- * would fetch it again). The base URL rides along in a comment: each opened index gets its own
- * instance of the engine (the engine keeps its state in the module).
+ * would fetch it again), after `firstLine` (ours, not downloaded). The base URL rides along in a
+ * comment: each opened index gets its own instance of the engine (the engine keeps its state in
+ * the module), one per client fetch too.
  */
-async function importEngine<T>(module: keyof typeof SEARCH_MODULE_SHA256, baseUrl: string, fetchText: (url: string) => Promise<string>): Promise<T> {
+async function importEngine<T>(module: keyof typeof SEARCH_MODULE_SHA256, baseUrl: string, fetchText: (url: string) => Promise<string>, firstLine = ''): Promise<T> {
   const url = new URL(module, baseUrl).href;
   const code = await fetchText(url);
   const digest = await sha256Hex(code);
   if (digest !== SEARCH_MODULE_SHA256[module]) {
     throw new Error(`the search engine module ${url} is not the one this client runs (sha256 ${digest}, expected ${SEARCH_MODULE_SHA256[module]}): upgrade @snapdeck/client, or check what serves that URL`);
   }
-  return import(/* @vite-ignore */ `data:text/javascript;charset=utf-8,${encodeURIComponent(`${code}\n// ${baseUrl}\n`)}`) as Promise<T>;
+  return import(/* @vite-ignore */ `data:text/javascript;charset=utf-8,${encodeURIComponent(`${firstLine}${code}\n// ${baseUrl}\n`)}`) as Promise<T>;
 }
 
 const DEFAULT_LIMIT = 10;
@@ -92,14 +115,14 @@ export class SearchIndex<G extends GameSlug> {
     return this.descriptor.version;
   }
 
-  static async open<G extends GameSlug>(game: G, descriptor: SearchDescriptor, apiBase: string, fetchFn: typeof fetch): Promise<SearchIndex<G>> {
+  static async open<G extends GameSlug>(game: G, descriptor: SearchDescriptor, apiBase: string, fetchFn: typeof fetch, givenFetch?: typeof fetch): Promise<SearchIndex<G>> {
     const baseUrl = new URL(descriptor.baseUrl, apiBase).href;
     const fetchText = async (url: string): Promise<string> => {
       const response = await fetchFn(url);
       if (!response.ok) throw new NotFoundError({ status: response.status, error: 'Search index not found', method: 'GET', url });
       return response.text();
     };
-    const engine = await importEngine<Pagefind>(SEARCH_ENTRY_MODULE, baseUrl, fetchText);
+    const engine = await importEngine<Pagefind>(SEARCH_ENTRY_MODULE, baseUrl, fetchText, givenFetch === undefined ? '' : clientFetchLine(givenFetch));
     await engine.options({ basePath: baseUrl, baseUrl: '/' });
     await engine.init();
     return new SearchIndex(game, descriptor, baseUrl, engine, fetchText);
