@@ -25,7 +25,7 @@ export interface SearchResult<H> {
   hits: H[];
   /** With `facets: true`: facet field → value → hits with it among those matching the query and filters. */
   facets?: Record<string, Record<string, number>>;
-  /** Set when no card matched as typed and the closest card name was searched instead. */
+  /** Set when no hit shown had the words typed (in its name or rules text) and the closest card name was searched instead. */
   correctedTo?: string;
 }
 
