@@ -109,7 +109,8 @@ describe('the packed @snapdeck/client', () => {
       expect(text, file).not.toMatch(/@snapdeck\/contract|from ['"]zod['"]|\.ts['"]/);
       expect(text, file).not.toMatch(/['"]node:/);
     }
-    expect(await readFile(join(installed, 'LICENSE'), 'utf8')).toMatch(/UNLICENSED/);
+    expect(await readFile(join(installed, 'LICENSE'), 'utf8')).toBe(await readFile(join(ROOT, 'packages', 'client', 'LICENSE'), 'utf8'));
+    expect(manifest.license).toBe('MIT');
     expect(await readFile(join(installed, 'CHANGELOG.md'), 'utf8')).toContain(`## ${version}`);
   });
 
