@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { buildInfo } from '@snapdeck/gateway/build-info';
+import { shortenSecrets } from '@snapdeck/store';
 import { registerBuildCommand } from './commands/build.ts';
 import { registerDecksCommand } from './commands/decks.ts';
 import { registerGcCommand } from './commands/gc.ts';
@@ -8,6 +9,7 @@ import { registerServeCommand } from './commands/serve.ts';
 import { registerStoreCommand } from './commands/store.ts';
 import { registerTokensCommand } from './commands/tokens.ts';
 import { checkDatabase } from './options.ts';
+import { setUnfilteredOut } from './output.ts';
 import { reportFailure } from './report.ts';
 
 /** Where the CLI writes; the process streams unless a caller (a test) captures them. */
@@ -18,8 +20,20 @@ export interface CliOutput {
 
 const PROCESS_OUTPUT: CliOutput = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) };
 
+/**
+ * `output` with everything that looks like a key, share token or `pd_` link cut to 12 characters:
+ * commander's usage errors (which quote a rejected argument or option value whole), the commands'
+ * own errors and reports, import errors naming a JSON member. One filter for every command, since
+ * any value can be pasted in the wrong place; the key or token a command prints on purpose goes
+ * around it (output.ts printSecret).
+ */
+function secretSafe(output: CliOutput): CliOutput {
+  return { out: (text) => output.out(shortenSecrets(text)), err: (text) => output.err(shortenSecrets(text)) };
+}
+
 /** The whole `snapdeck` program. Commander throws instead of exiting (exitOverride): main.ts exits. */
-export function createProgram(output: CliOutput = PROCESS_OUTPUT): Command {
+export function createProgram(given: CliOutput = PROCESS_OUTPUT): Command {
+  const output = secretSafe(given);
   const info = buildInfo();
   const program = new Command()
     .name('snapdeck')
@@ -38,6 +52,7 @@ export function createProgram(output: CliOutput = PROCESS_OUTPUT): Command {
   registerDecksCommand(program);
   registerTokensCommand(program);
   registerStoreCommand(program);
+  setUnfilteredOut(program, given.out);
   // Subcommands are created after exitOverride and the output are set, so they inherit both.
   return program;
 }
@@ -54,8 +69,9 @@ function pathOf(command: Command): string {
  * or the arguments alone (`from: 'user'`).
  */
 export async function runCli(argv: readonly string[], options: { from?: 'node' | 'user'; output?: CliOutput } = {}): Promise<number> {
-  const output = options.output ?? PROCESS_OUTPUT;
-  const program = createProgram(output);
+  const given = options.output ?? PROCESS_OUTPUT;
+  const output = secretSafe(given);
+  const program = createProgram(given);
   let running = '';
   program.hook('preAction', (_program, action) => {
     running = pathOf(action);

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
 import { apiKeyKey } from '@snapdeck/gateway/surrogate-keys';
 import { KEY_CHANGE_CHECK_MS, KEY_ID_PATTERN, KeyStore, SCOPES, openDatabase, redactSecret, type ApiKey } from '@snapdeck/store';
-import { outputOf } from '../output.ts';
+import { outputOf, printSecret } from '../output.ts';
 import { dbOption, quota } from '../options.ts';
 import { purgeAfterChange, purgeHelp, purgeTargetsOf, purgeUrlOption } from '../purge.ts';
 import { purgeWaitOption } from '../purge-wait.ts';
@@ -30,9 +30,8 @@ export function registerKeysCommand(program: Command): void {
       const db = openDatabase(options.db);
       try {
         const { key, record } = new KeyStore(db).create({ name: options.name, scopes: options.scope ?? [], quota: options.quota });
-        const { out, err } = outputOf(command);
-        out(`${key}\n`);
-        err(`created ${record.id} (${record.name}), scopes: ${record.scopes.join(' ') || 'none'}, quota ${record.quota}/15 min\n`);
+        printSecret(command, key);
+        outputOf(command).err(`created ${record.id} (${record.name}), scopes: ${record.scopes.join(' ') || 'none'}, quota ${record.quota}/15 min\n`);
         await publishAfterChange(command, db, options.db, publish, `key ${record.id} is created`);
       } finally {
         db.close();

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
 import { DeckStore, MAX_SHARE_TTL_SECONDS, normalizeDeckId, openDatabase } from '@snapdeck/store';
-import { outputOf } from '../output.ts';
+import { printSecret } from '../output.ts';
 import { dbOption } from '../options.ts';
 import { publishAfterChange, preparePublish, publishHelp, publishTimeoutOption } from '../publish.ts';
 
@@ -52,7 +52,7 @@ function tokenCommand(
       try {
         const token = spec.issue(new DeckStore(db), deckId, options);
         if (token === null) throw new OperatorError(`no deck with id ${deckId} in ${options.db}`);
-        outputOf(self).out(`${token}\n`);
+        printSecret(self, token);
         await publishAfterChange(self, db, options.db, location, `the token for ${deckId} is issued`);
       } finally {
         db.close();

@@ -1,6 +1,7 @@
 import { OperatorError } from '@snapdeck/contract';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/database.ts';
+import { shortenSecrets } from '../keys/secrets.ts';
 import { parseDeckLine, type ParsedLine } from './import-line.ts';
 
 /**
@@ -39,11 +40,16 @@ export interface ImportResult {
 }
 
 export class DeckImportError extends OperatorError {
+  /** Why the line was refused; a secret-looking value it quotes (a member named `pd_…`) is cut short. */
+  readonly reason: string;
+
   constructor(
     readonly line: number,
-    readonly reason: string,
+    reason: string,
   ) {
-    super(`line ${line}: ${reason}`);
+    const shown = shortenSecrets(reason);
+    super(`line ${line}: ${shown}`);
+    this.reason = shown;
   }
 }
 

@@ -35,6 +35,23 @@ export function maskSecrets(text: string): string {
 export const SHOWN_SECRET_CHARS = 12;
 
 /**
+ * What looks like a key, a share token or a `pd_` link to someone reading an error: the prefix as
+ * a word of its own and 16 or more letters or digits. Looser than SECRET_TEXT on purpose: a secret
+ * with a typo (a letter off, a character too many) is still most of the secret; the word boundary
+ * keeps `test_catalog…` and the like as they are.
+ */
+const SECRET_LOOKING = /\b(?:sd_live_|st_|pd_)[0-9a-z]{16,}/gi;
+
+/**
+ * `text` with everything that looks like a secret cut to its first SHOWN_SECRET_CHARS characters
+ * and `…`: what a message may repeat of a value the user gave (a CLI error that quotes an argument,
+ * an import error that names a JSON member, a logged header).
+ */
+export function shortenSecrets(text: string): string {
+  return text.replace(SECRET_LOOKING, (secret) => `${secret.slice(0, SHOWN_SECRET_CHARS)}…`);
+}
+
+/**
  * A string that may be a key, a token or a `pd_` link, as an error message may show it: quoted,
  * and cut to its first SHOWN_SECRET_CHARS characters when longer (every secret is longer).
  */
