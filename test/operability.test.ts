@@ -141,6 +141,29 @@ describe('access log', () => {
     }
     expect(redactedUrl('http://h:1/healthz')).toBe('/healthz');
   });
+
+  it('never logs or echoes a key, token or pd_ link sent as the client header or the request id', async () => {
+    const { key } = createKey();
+    const secrets = [key, `st_${'ab'.repeat(16)}`, `pd_${'cd'.repeat(16)}`, `x_pd_${'ef'.repeat(16)}`];
+    for (const secret of secrets) {
+      logLines.length = 0;
+      rawLog = '';
+      const response = await fetch(`${gateway.url}/v1/games`, { headers: { 'X-API-Key': key, 'X-Client': `@snapdeck/client/${secret}`, 'X-Request-Id': secret } });
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+      // A secret is no request id: the answer carries a new one, as for any id that is not sane.
+      const echoed = response.headers.get('x-request-id')!;
+      expect(echoed).toMatch(/^[0-9a-f-]{36}$/);
+      const [line] = logLines.filter((l) => l.msg === 'request');
+      expect(line).toMatchObject({ requestId: echoed });
+      expect(line!.client).toBe(`@snapdeck/client/${secret.startsWith('x_') ? `x_${secret.slice(2, 14)}` : secret.slice(0, 12)}…`);
+      expect(rawLog).not.toContain(secret.replace(/^x_/, ''));
+    }
+    // A plain request id and client name are kept as given.
+    logLines.length = 0;
+    await (await fetch(`${gateway.url}/v1/games`, { headers: { 'X-API-Key': key, 'X-Client': '@snapdeck/client/1.2.0', 'X-Request-Id': 'req-456' } })).arrayBuffer();
+    expect(logLines.find((l) => l.msg === 'request')).toMatchObject({ requestId: 'req-456', client: '@snapdeck/client/1.2.0' });
+  });
 });
 
 describe('GET /metrics', () => {

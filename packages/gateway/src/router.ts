@@ -5,7 +5,7 @@ import type { GatewayEnv } from './env.ts';
 import { pipeline, type ErrorResponder, type Step } from './http/pipeline.ts';
 import { requireNormalPath } from './http/request-path.ts';
 import { sendError } from './http/response.ts';
-import { accessLog } from './middleware/access-log.ts';
+import { accessLog, redactedUrl } from './middleware/access-log.ts';
 import { requireApiKey } from './middleware/api-key.ts';
 import { commonHeaders, corsPreflight } from './middleware/common-headers.ts';
 import { deprecationHeaders, type Deprecation } from './middleware/deprecation.ts';
@@ -59,7 +59,7 @@ export interface GatewayRoutes extends GatewayParts {
  */
 export function answerFailure(log: Logger, storageHealth?: StorageHealth): ErrorResponder {
   return (error: unknown, c: Context<GatewayEnv>): Response => {
-    const fields = { err: error, requestId: c.get('requestId'), method: c.req.method, path: c.req.path };
+    const fields = { err: error, requestId: c.get('requestId'), method: c.req.method, path: redactedUrl(c.req.path) };
     // Storage down fails many requests alike: a few lines a minute say it (and the outage warning).
     if (storageHealth?.isStorageFailure(error)) storageHealth.logRequestFailure('error', fields, 'request failed: storage unreachable');
     else log.error(fields, 'request failed');

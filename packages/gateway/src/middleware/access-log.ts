@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { CLIENT_HEADER, CLIENT_HEADER_PATTERN } from '@snapdeck/contract';
-import { maskSecrets } from '@snapdeck/store';
+import { maskSecrets, shortenSecrets } from '@snapdeck/store';
 import { afterResponse, type Step } from '../http/pipeline.ts';
 
 /**
@@ -34,7 +34,7 @@ function redactedPart(part: string): string {
  * The path and query of a request URL as the access log shows it: the values of parameters other
  * than LOGGED_VALUES replaced, odd names replaced, and anything shaped like a key, token or `pd_`
  * link masked wherever it stands (a path segment included). Headers are never logged, so
- * X-API-Key cannot leak through the access log (X-Client alone is, see clientOf).
+ * X-API-Key cannot leak through the access log (X-Client alone is, shortened: see clientOf).
  */
 export function redactedUrl(url: string): string {
   const schemeEnd = url.indexOf('://');
@@ -55,9 +55,13 @@ function safeDecode(path: string): string {
   }
 }
 
-/** The X-Client header (a client's name and version, e.g. `@snapdeck/client/1.1.0`) when it is one. */
+/**
+ * The X-Client header (a client's name and version, e.g. `@snapdeck/client/1.1.0`) when it is one,
+ * with anything that looks like a key, token or `pd_` link in it cut to 12 characters (a key
+ * pasted into the wrong header is still the key).
+ */
 export function clientOf(header: string | undefined): string | undefined {
-  return header !== undefined && CLIENT_HEADER_PATTERN.test(header) ? header : undefined;
+  return header !== undefined && CLIENT_HEADER_PATTERN.test(header) ? shortenSecrets(header) : undefined;
 }
 
 export interface RequestObserver {

@@ -35,12 +35,18 @@ export function maskSecrets(text: string): string {
 export const SHOWN_SECRET_CHARS = 12;
 
 /**
- * What looks like a key, a share token or a `pd_` link to someone reading an error: the prefix as
- * a word of its own and 16 or more letters or digits. Looser than SECRET_TEXT on purpose: a secret
- * with a typo (a letter off, a character too many) is still most of the secret; the word boundary
- * keeps `test_catalog…` and the like as they are.
+ * What looks like a key, a share token or a `pd_` link to someone reading an error: the prefix, not
+ * right after a letter or digit, and 16 or more letters or digits. Looser than SECRET_TEXT on
+ * purpose: a secret with a typo (a letter off, a character too many) is still most of the secret.
+ * The look-behind keeps `test_catalog…` and the like as they are, and still finds `x_pd_…`.
  */
-const SECRET_LOOKING = /\b(?:sd_live_|st_|pd_)[0-9a-z]{16,}/gi;
+const SECRET_LOOKING = /(?<![0-9a-z])(?:sd_live_|st_|pd_)[0-9a-z]{16,}/gi;
+const SECRET_LOOKING_ONCE = new RegExp(SECRET_LOOKING.source, 'i');
+
+/** Whether `text` holds anything that looks like a key, a share token or a `pd_` link. */
+export function looksLikeSecret(text: string): boolean {
+  return SECRET_LOOKING_ONCE.test(text);
+}
 
 /**
  * `text` with everything that looks like a secret cut to its first SHOWN_SECRET_CHARS characters
