@@ -99,7 +99,7 @@ describe('deploy/systemd', () => {
     const node = existsSync(UNIT_NODE) ? UNIT_NODE : process.execPath;
     for (const unit of units) {
       const text = await readFile(join(SYSTEMD, unit), 'utf8');
-      await writeFile(join(dir, unit), text.replaceAll(`ExecStart=${UNIT_NODE} `, `ExecStart=${node} `));
+      await writeFile(join(dir, unit), text.replaceAll(`ExecStart=${UNIT_NODE} `, `ExecStart=${node} `).replaceAll(`ExecStartPre=${UNIT_NODE} `, `ExecStartPre=${node} `));
     }
   });
   afterAll(async () => cleanup?.());
@@ -116,6 +116,36 @@ describe('deploy/systemd', () => {
     const result = run('systemd-analyze', ['verify', ...[...instances, ...others].map((unit) => join(dir, unit))], dir);
     expect(result.output).toBe('');
     expect(result.status).toBe(0);
+  });
+
+  it('every service refuses to start on a Node.js line other than the ones CI pins (scripts/ci/node-versions)', async () => {
+    const pinned = (await readFile(join(ROOT, 'scripts', 'ci', 'node-versions'), 'utf8')).split('\n').filter((line) => /^\d/.test(line));
+    const majors = pinned.map((version) => version.split('.')[0]!);
+    expect(majors.length).toBeGreaterThan(0);
+    const checks = new Set<string>();
+    for (const unit of units.filter((name) => name.endsWith('.service'))) {
+      const text = await readFile(join(SYSTEMD, unit), 'utf8');
+      // The check comes before the command, with the same node.
+      expect(text, unit).toMatch(/^ExecStartPre=\/usr\/bin\/node -e ".*"\nExecStart=\/usr\/bin\/node packages\/cli\/bin\/snapdeck\.js /m);
+      checks.add(/^ExecStartPre=\/usr\/bin\/node -e "(.*)"$/m.exec(text)![1]!);
+    }
+    expect(checks.size).toBe(1);
+    const [check] = [...checks] as [string];
+    // systemd would expand $ and % in it; the lines it accepts are exactly the pinned majors.
+    expect(check).not.toMatch(/[$%\\"]/);
+    expect(/\[([^\]]*)\]\.includes/.exec(check)![1]).toBe(majors.map((major) => `'${major}'`).join(', '));
+    // Run as systemd runs it: with this process's node (20, 24 or 26 in CI), then with each pinned
+    // line and with lines that are not pinned (the version the check reads, set before it runs).
+    const runCheck = (version?: string) =>
+      spawnSync(process.execPath, [...(version ? ['--import', `data:text/javascript,Object.defineProperty(process.versions, "node", { value: "${version}" })`] : []), '-e', check], { encoding: 'utf8' });
+    const own = runCheck();
+    expect(own.status, own.stderr).toBe(majors.includes(process.versions.node.split('.')[0]!) ? 0 : 1);
+    for (const version of pinned) expect(runCheck(version).status, version).toBe(0);
+    for (const version of ['20.20.2', '22.22.0', '25.9.0', '28.0.0']) {
+      const refused = runCheck(version);
+      expect(refused.status, version).toBe(1);
+      expect(refused.stderr).toContain(`snapdeck needs Node.js ${majors.join(' or ')} (README: Supported Node.js versions), and ${process.execPath} is ${process.version}`);
+    }
   });
 
   it('systemd-analyze verify can fail: a unit whose program is missing is refused', async () => {
