@@ -30,7 +30,7 @@ import { execFileSync, fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +38,7 @@ import { parseArgs } from 'node:util';
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { FsDriver, build } from '@snapdeck/snapshot';
 import { KeyStore, openDatabase } from '@snapdeck/store';
-import { startGatewayProcess } from './lib/process.ts';
+import { freePort, startGatewayProcess } from './lib/process.ts';
 import { printTargets, type TargetRow } from './lib/targets.ts';
 import { PINNING, pinClient } from './lib/wrk.ts';
 
@@ -85,17 +85,6 @@ function commitOf(file: string): string {
   } catch {
     return 'not a git checkout';
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 interface Held {
