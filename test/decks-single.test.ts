@@ -5,7 +5,7 @@
  * (helpers/decks.ts): common headers, zod schemas, /v1/openapi.json.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CARD_MODELS, ERRORS, type GameSlug } from '@snapdeck/contract';
+import { CARD_MODELS, ERRORS, SEARCH_PATHS, findGame, type GameSlug } from '@snapdeck/contract';
 import { DeckStore } from '@snapdeck/store';
 import { runCli } from './helpers/cli-gateway.ts';
 import { TEXT_PLAIN, idGenerator, importLines, startDeckEnv, startExtraGateway, withDb, type DeckLine, type DeckTestEnv } from './helpers/decks.ts';
@@ -572,6 +572,36 @@ describe('the per-address limit of GET /v1/decks/{deckId}', () => {
       expect((await gateway.client.get(`/decks/${newId()}`)).status).toBe(429);
       // Keyed endpoints are counted per key, not per address.
       expect((await gateway.client.get(`/decks/${id}/text?format=snapdeck`, key())).status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('searching spends a bucket of its own (--search-quota): never a deck-link view, nor the reverse', async () => {
+    const gateway = await startExtraGateway(env, { addressQuota: 2, searchQuota: 3 });
+    try {
+      const id = decks.digimon!.id;
+      const search = async () => {
+        const response = await fetch(`${gateway.url}${SEARCH_PATHS.descriptor(findGame('digimon')!.searchIndexName)}`);
+        await response.arrayBuffer();
+        return response;
+      };
+      // Searches first, up to their quota: the deck views are all still there.
+      for (let i = 0; i < 3; i++) {
+        const searched = await search();
+        expect(searched.status).toBe(200);
+        expect(searched.headers.get('ratelimit-limit')).toBe('3');
+        expect(searched.headers.get('ratelimit-remaining')).toBe(String(2 - i));
+      }
+      expect((await search()).status).toBe(429);
+      const viewed = await gateway.client.get(`/decks/${id}`);
+      expect(viewed.status).toBe(200);
+      expect(viewed.headers.get('ratelimit-limit')).toBe('2');
+      expect(viewed.headers.get('ratelimit-remaining')).toBe('1');
+      expect((await gateway.client.get(`/decks/${id}`)).status).toBe(200);
+      expect((await gateway.client.get(`/decks/${id}`)).status).toBe(429);
+      // And the search bucket was not touched by the deck views.
+      expect((await search()).headers.get('ratelimit-remaining')).toBe('0');
     } finally {
       await gateway.close();
     }

@@ -28,7 +28,7 @@ beforeAll(async () => {
   cards = await writeGeneratedCatalog(join(dir, 'catalog'), COUNTS);
   storage = new FsDriver(join(dir, 'snapshots'));
   await build({ catalogDir: join(dir, 'catalog'), storage, hitsPerPage: [100] });
-  gateway = await startGateway({ port: 0, host: '127.0.0.1', snapshots: join(dir, 'snapshots'), db: join(dir, 'snapdeck.db'), pointerTtlMs: 50, addressQuota: 100_000, log: scannedLog('gateway') });
+  gateway = await startGateway({ port: 0, host: '127.0.0.1', snapshots: join(dir, 'snapshots'), db: join(dir, 'snapdeck.db'), pointerTtlMs: 50, searchQuota: 100_000, log: scannedLog('gateway') });
 }, 120_000);
 
 afterAll(async () => {

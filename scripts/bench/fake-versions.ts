@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     openDatabase(db).close();
     const port = await freePort();
     // A quota above what the run sends: this measures the version cache, not the per-address limit.
-    const { gateway } = await startGatewayProcess(values.cli!, port, join(work, 'snapshots'), db, ['--address-quota', '1000000']);
+    const { gateway } = await startGatewayProcess(values.cli!, port, join(work, 'snapshots'), db, ['--search-quota', '1000000']);
     try {
       const origin = `http://127.0.0.1:${port}`;
       const name = findGame(GAME)!.searchIndexName;

@@ -1,6 +1,6 @@
 /**
- * Search benchmark (issue 19): `npm run bench:search [-- --cards 100000 --sample 0]`. Prints the
- * issue's targets table from one run on this machine:
+ * Search benchmark: `npm run bench:search [-- --cards 100000 --sample 0]`. Prints the
+ * search targets' table from one run on this machine:
  *   - build time added by the search index (the build against the same build without search
  *     indexes: the baseline measured in the same run; the index builds beside the pages, so
  *     the search step alone says less) and the build's peak RSS (the build process and
@@ -74,7 +74,7 @@ try {
   // server), as partners meet it; this process is the client (not pinned: one core for the
   // client's engine, its garbage collector and the counting proxy made its queries slower).
   openDatabase(join(work, 'big.db')).close(); // serve opens an existing database only
-  const { gateway, base } = await startGatewayProcess(join(ROOT, 'packages/cli/bin/snapdeck.js'), 18797, bigSnapshots, join(work, 'big.db'), ['--address-quota', '1000000000', '--drain-ms', '0']);
+  const { gateway, base } = await startGatewayProcess(join(ROOT, 'packages/cli/bin/snapdeck.js'), 18797, bigSnapshots, join(work, 'big.db'), ['--search-quota', '1000000000', '--drain-ms', '0']);
   const proxy = await countingProxy(base.replace(/\/v1$/, ''));
   const rand = prng(19);
   const firsts = [];
@@ -100,7 +100,7 @@ try {
     const snapshots = join(work, 'real-snapshots');
     importRealCatalog({ raw, out: catalog });
     await build({ catalogDir: catalog, storage: new FsDriver(snapshots), hitsPerPage: [100] });
-    const gateway2 = await startGateway({ port: 0, host: '127.0.0.1', snapshots, db: join(work, 'real.db'), addressQuota: 1e9, log: (await import('pino')).pino({ level: 'silent' }) });
+    const gateway2 = await startGateway({ port: 0, host: '127.0.0.1', snapshots, db: join(work, 'real.db'), searchQuota: 1e9, log: (await import('pino')).pino({ level: 'silent' }) });
     const proxy2 = await countingProxy(gateway2.url);
     const totals: Record<Kind, [number, number]> = { exact: [0, 0], lower: [0, 0], prefix: [0, 0], typo: [0, 0], id: [0, 0] };
     for (const game of GAME_SLUGS) {

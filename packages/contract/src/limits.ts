@@ -30,6 +30,14 @@ export const QUOTA_WINDOW_SECONDS = 900;
 export const ADDRESS_QUOTA_DEFAULT = 3000;
 
 /**
+ * The search routes (/v1/search/…, no key): requests per client address and window, in a bucket
+ * apart from deck views (decisions.md "Search"), unless the operator sets another. A browser
+ * search costs about 8 requests a query (the descriptor, the engine, index chunks, fragments),
+ * so this lets one address, a school or a carrier's NAT, make about 1,200 queries a window.
+ */
+export const SEARCH_QUOTA_DEFAULT = 10_000;
+
+/**
  * The largest quota a key (or the per-address limit) may have: the quota is sent in
  * `RateLimit-Policy` (q=) and `RateLimit-Limit`, whose values are RFC 8941 Integers, at most 15
  * decimal digits. A larger quota could not be announced correctly.

@@ -1,4 +1,4 @@
-import { ADDRESS_QUOTA_DEFAULT } from './limits.ts';
+import { ADDRESS_QUOTA_DEFAULT, SEARCH_QUOTA_DEFAULT } from './limits.ts';
 
 /**
  * What the operator gets without saying otherwise: the CLI's option defaults, the gateway's and
@@ -25,6 +25,8 @@ export const OPERATOR_DEFAULTS = {
   keyQuota: 3000,
   /** `serve --address-quota`: GET /decks/{deckId} (no key) per client address and window (limits.ts, the rule's home). */
   addressQuota: ADDRESS_QUOTA_DEFAULT,
+  /** `serve --search-quota`: the search routes (no key) per client address and window, a bucket of their own (limits.ts). */
+  searchQuota: SEARCH_QUOTA_DEFAULT,
   /** decisions.md "Errors and precedence": a request's headers complete within this, else 408 and the connection closes. */
   headersTimeoutMs: 10_000,
   /** The same: the whole request, headers and body, within this (counted from its first byte), else 408. */
@@ -70,7 +72,7 @@ export const OPERATOR_DEFAULTS = {
   /**
    * `serve --store-poll-timeout-ms`: every storage read of a `--store` gateway's poll (the
    * pointer, a manifest, a part's index or segment) not answered within this long is given up
-   * and the poll tried again soon (issue 24: a frozen storage never hangs the follower; the S3
+   * and the poll tried again soon (so that frozen storage never hangs the follower; the S3
    * client's own timeout is 120 s). A decks object is at most 4 MiB: 5 s asks for 1 MB/s.
    */
   storePollTimeoutMs: 5000,

@@ -37,6 +37,8 @@ export interface GatewayOptions {
   log: Logger;
   /** Quota per client address for GET /v1/decks/{deckId} (no key). */
   addressQuota?: number;
+  /** Quota per client address for the search routes (no key), counted apart from deck views. */
+  searchQuota?: number;
   /**
    * How many proxies in front of the gateway are trusted to append to X-Forwarded-For (0 or
    * absent: none; the socket peer is the client). See http/client-address.ts.
@@ -71,6 +73,7 @@ export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
     shutdown: options.shutdown,
     log: options.log,
     addressQuota: options.addressQuota,
+    searchQuota: options.searchQuota,
     trustProxy: options.trustProxy,
     deprecations: options.deprecations,
   });

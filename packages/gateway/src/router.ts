@@ -27,6 +27,8 @@ export interface GatewayParts {
   log: Logger;
   /** Quota per client address for GET /v1/decks/{deckId} (no key). */
   addressQuota?: number;
+  /** Quota per client address for the search routes (no key), counted apart from deck views. */
+  searchQuota?: number;
   /** Trusted proxy hops for the client address (http/client-address.ts). */
   trustProxy?: number;
   /** Routes answering with Deprecation / Sunset / Link headers (middleware/deprecation.ts). */

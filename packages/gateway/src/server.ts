@@ -34,6 +34,7 @@ export interface GatewayConfig {
   cacheBytes?: number;
   pointerTtlMs?: number;
   addressQuota?: number;
+  searchQuota?: number;
   /** Trusted proxy hops for the client address (http/client-address.ts); 0 or absent: none. */
   trustProxy?: number;
   log?: Logger;
@@ -110,6 +111,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     snapshots,
     log,
     addressQuota: config.addressQuota,
+    searchQuota: config.searchQuota,
     trustProxy: config.trustProxy,
     deprecations,
     storageHealth,

@@ -44,6 +44,7 @@ export function registerServeCommand(program: Command): void {
     .option('--storage-timeout-ms <n>', 'a snapshot read not answered within this long fails its request (500) as when storage is unreachable, instead of waiting for the storage client\'s retries', positiveInteger, OPERATOR_DEFAULTS.storageTimeoutMs)
     .option('--cache-mb <n>', 'memory for cached pages and cards, in MiB', positiveInteger, OPERATOR_DEFAULTS.cacheMiB)
     .option('--address-quota <n>', 'requests per 15-minute window per client address for GET /v1/decks/{deckId} (no key)', quota, OPERATOR_DEFAULTS.addressQuota)
+    .option('--search-quota <n>', 'requests per 15-minute window per client address for the search routes, /v1/search/... (no key; a bucket apart from --address-quota\'s: a browser search costs about 8 requests a query)', quota, OPERATOR_DEFAULTS.searchQuota)
     .addOption(
       new Option(
         '--trust-proxy [hops]',
@@ -84,7 +85,7 @@ Examples:
   npx snapdeck serve --port ${OPERATOR_DEFAULTS.port} --snapshots ${OPERATOR_DEFAULTS.snapshots} --db ${OPERATOR_DEFAULTS.db}
   npx snapdeck serve --snapshots s3://my-bucket/snapdeck --store s3://my-bucket/snapdeck --redis redis://10.0.0.5:6379 --cache-dir /var/cache/snapdeck`,
     )
-    .action(async (options: { port: number; host: string; snapshots: string; db: string; store?: string; cacheDir?: string; storePollMs: number; storePollTimeoutMs: number; maxStoreAge?: number; storageTimeoutMs: number; cacheMb: number; addressQuota: number; trustProxy?: number; redis?: string; maxConnections?: number; drainMs: number; shutdownTimeout: number; deprecations?: string }, command: Command) => {
+    .action(async (options: { port: number; host: string; snapshots: string; db: string; store?: string; cacheDir?: string; storePollMs: number; storePollTimeoutMs: number; maxStoreAge?: number; storageTimeoutMs: number; cacheMb: number; addressQuota: number; searchQuota: number; trustProxy?: number; redis?: string; maxConnections?: number; drainMs: number; shutdownTimeout: number; deprecations?: string }, command: Command) => {
       if (options.store !== undefined && command.getOptionValueSource('db') !== 'default') {
         throw new OperatorError('give either --db FILE (single host) or --store LOCATION (stateless gateways), not both (flags or SNAPDECK_DB / SNAPDECK_STORE)');
       }
@@ -106,6 +107,7 @@ Examples:
         cacheBytes: options.cacheMb * MIB,
         storageTimeoutMs: options.storageTimeoutMs,
         addressQuota: options.addressQuota,
+        searchQuota: options.searchQuota,
         trustProxy: options.trustProxy ?? 0,
         redis: options.redis,
         maxConnections: options.maxConnections,

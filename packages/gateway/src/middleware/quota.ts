@@ -24,7 +24,15 @@ export function meterRequest(
   });
 }
 
-/** Counts unauthenticated requests per client address (GET /decks/{deckId}). */
-export function meterAddress(counter: QuotaCounter, quota: number, addressOf: (c: Context) => string): Step {
-  return (c, next) => meterRequest(c, counter, `addr:${addressOf(c)}`, quota, next);
+/**
+ * The per-address buckets of requests without a key, each counted apart: deck views (GET
+ * /decks/{deckId}) and the search routes. A deck view's subject is the one it always had, so a
+ * gateway upgraded during a window keeps its count in a shared Redis.
+ */
+const ADDRESS_BUCKETS = { deck: 'addr:', search: 'search-addr:' } as const;
+
+/** Counts unauthenticated requests per client address, in `bucket`. */
+export function meterAddress(counter: QuotaCounter, bucket: keyof typeof ADDRESS_BUCKETS, quota: number, addressOf: (c: Context) => string): Step {
+  const prefix = ADDRESS_BUCKETS[bucket];
+  return (c, next) => meterRequest(c, counter, `${prefix}${addressOf(c)}`, quota, next);
 }

@@ -107,7 +107,7 @@ export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addre
   // comes before the address quota, as every 405 does (routes/unmatched.ts): a wrong method is not counted.
   const notDetails: Step = (c, next) => (c.req.param('deckId') === 'details' ? sendError(c, 'methodNotAllowed', undefined, { Allow: 'POST, OPTIONS' }) : next());
 
-  get('/v1/decks/:deckId', notDetails, storeStep, varyOn(), meterAddress(quota, addressQuota ?? ADDRESS_QUOTA_DEFAULT, addressOf), async (c) => {
+  get('/v1/decks/:deckId', notDetails, storeStep, varyOn(), meterAddress(quota, 'deck', addressQuota ?? ADDRESS_QUOTA_DEFAULT, addressOf), async (c) => {
     const format = c.req.query('format') ?? 'json';
     if (!(DECK_FORMATS as readonly string[]).includes(format)) return sendError(c, 'deckFormatUnknown');
     const found = reachableDeck(c, c.req.param('deckId')!, c.req.query('token'));

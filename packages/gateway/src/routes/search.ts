@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { ADDRESS_QUOTA_DEFAULT, GAMES, SEARCH_PATHS, type SearchDescriptor } from '@snapdeck/contract';
+import { GAMES, SEARCH_PATHS, SEARCH_QUOTA_DEFAULT, type SearchDescriptor } from '@snapdeck/contract';
 import { SearchIndexes } from '@snapdeck/snapshot';
 import { negotiateEncoding } from '../http/accept-encoding.ts';
 import { CACHE } from '../http/cache-policy.ts';
@@ -17,11 +17,12 @@ const GAME_BY_INDEX = new Map(GAMES.map((game) => [game.searchIndexName, game]))
 /**
  * Client-side search (decisions.md "Search"): the descriptor of a game's current index, and the
  * files of each kept version's index, read out of the version's search pack. No API key (browsers
- * hold none); metered per client address like GET /decks/{deckId}.
+ * hold none); metered per client address, in a bucket apart from GET /decks/{deckId}'s, so that
+ * people searching behind one address never spend its deck-link views, nor the reverse.
  */
-export function searchRoutes({ get, versions, quota, addressQuota, trustProxy }: GatewayRoutes): void {
+export function searchRoutes({ get, versions, quota, searchQuota, trustProxy }: GatewayRoutes): void {
   const indexes = new SearchIndexes(versions.snapshots);
-  const metered = meterAddress(quota, addressQuota ?? ADDRESS_QUOTA_DEFAULT, (c: Context) => clientAddress(c, trustProxy));
+  const metered = meterAddress(quota, 'search', searchQuota ?? SEARCH_QUOTA_DEFAULT, (c: Context) => clientAddress(c, trustProxy));
   const fileAs = new Map<string, ReturnType<typeof sendAs>>();
   const asFor = (contentType: string) => {
     let as = fileAs.get(contentType);
