@@ -1,7 +1,7 @@
 /**
- * The README's partner example (packages/client/examples/mirror-jsonl.ts, shown in the README
- * verbatim): under 40 lines, and it really mirrors a game's catalog and decks into JSONL,
- * incrementally, against a real gateway.
+ * The partners' mirroring example (packages/client/examples/mirror-jsonl.ts, shown verbatim in
+ * docs/partners/syncing-decks.md): under 40 lines, and it really mirrors a game's catalog and decks
+ * into JSONL, incrementally, against a real gateway.
  */
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -14,6 +14,8 @@ import { startTestGateway, tempDir, type TestGateway } from './helpers/harness.t
 
 const ROOT = join(import.meta.dirname, '..');
 const EXAMPLE = join(ROOT, 'packages', 'client', 'examples', 'mirror-jsonl.ts');
+/** The page that shows the example. */
+const PAGE = join(ROOT, 'docs', 'partners', 'syncing-decks.md');
 const GAME = 'gundam';
 
 let dir: string;
@@ -50,11 +52,11 @@ function runExample(): Promise<{ code: number | null; stderr: string }> {
 
 const jsonl = async (file: string) => (await readFile(join(dir, file), 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line));
 
-describe('the README example', () => {
-  it('is in the README, verbatim, in under 40 lines', async () => {
+describe('the mirroring example', () => {
+  it('is in docs/partners/syncing-decks.md, verbatim, in under 40 lines', async () => {
     const example = await readFile(EXAMPLE, 'utf8');
     expect(example.trimEnd().split('\n').length).toBeLessThan(40);
-    expect(await readFile(join(ROOT, 'README.md'), 'utf8')).toContain(`\`\`\`ts\n${example.trimEnd()}\n\`\`\``);
+    expect(await readFile(PAGE, 'utf8')).toContain(`\`\`\`ts\n${example.trimEnd()}\n\`\`\``);
   });
 
   it('mirrors the catalog and the decks, then only what changed, removals included', async () => {

@@ -1,8 +1,9 @@
 /**
- * @snapdeck/client against a real gateway (issue "Partner kit"): full walks of every game at
+ * @snapdeck/client, the partner kit, against a real gateway: full walks of every game at
  * several page sizes, a walk across a rebuild, a walk whose version is collected mid-way, deck
  * syncs across imports, removals found by enumeration, typed errors and what is (not) retried.
- * Quotas and stopped storage: test/client-faults.test.ts. The README example: test/client-example.test.ts.
+ * Quotas and stopped storage: test/client-faults.test.ts. The mirroring example of the partners'
+ * docs: test/client-example.test.ts.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,14 +1,16 @@
 /**
- * The README's operator guide, followed line by line (issue 24): the block "Day one, step by step"
- * is read from README.md and run in order from an empty bucket on moto, with Redis and the shipped
- * Varnish configuration in front of two `serve --store` gateways. Only what cannot be literal on a
- * test machine is substituted (the bucket name, ports, /var and /etc folders, Redis's host); every
- * `npx snapdeck` line runs as written. A step that fails, or a `curl` whose `# → STATUS` comment
- * does not hold, fails the test with the README line. Every other `npx snapdeck` line of the guide
- * is checked against the command's `--help`, so no flag the guide names can disappear unnoticed.
+ * The operators' guide, followed line by line, so that it cannot drift from the product: the block
+ * of docs/operators/day-one.md ("Day one, step by step") is run in order from an empty bucket on
+ * moto, with Redis and the shipped Varnish configuration in front of two `serve --store` gateways.
+ * Only what cannot be literal on a test machine is substituted (the bucket name, ports, /var and
+ * /etc folders, Redis's host); every `npx snapdeck` line runs as written. A step that fails, or a
+ * `curl` whose `# → STATUS` comment does not hold, fails the test with the guide's line. Every other
+ * `npx snapdeck` line of docs/operators/ is checked against the command's `--help`, so no flag the
+ * guide names can disappear unnoticed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
@@ -16,13 +18,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliGateway, runCli, startCliGateway } from './helpers/cli-gateway.ts';
 import { idGenerator } from './helpers/decks.ts';
 import { freePort, killOnExit, stopProcess } from './helpers/processes.ts';
-import { type GuideLine, ROOT, guideLines, shBlockAfter, shBlocksOfSection } from './helpers/readme-guide.ts';
+import { type GuideLine, ROOT, guideLines, markdownFiles, shBlockAfter } from './helpers/readme-guide.ts';
 import { startRedisServer, type RedisTestServer } from './helpers/redis-server.ts';
 import { startS3Server, type S3TestServer } from './helpers/s3-server.ts';
 import { ensureVarnishInstalled, shippedBackendsFor, varnishd } from './helpers/varnish-server.ts';
 import { tempDir } from './helpers/harness.ts';
 
-const GUIDE = '### Day one, step by step';
+const GUIDE = '# Day one, step by step';
 const SHIPPED_GATEWAY_PORTS = ['8787', '8788'];
 
 let s3: S3TestServer;
@@ -46,7 +48,7 @@ afterAll(async () => {
   await work?.cleanup();
 });
 
-/** What the test machine puts where the README names a production host, port or folder. */
+/** What the test machine puts where the guide names a production host, port or folder. */
 interface Places {
   bucket: string;
   ports: Map<string, string>;
@@ -87,10 +89,10 @@ async function writeExports(): Promise<void> {
   await writeFile(join(work.dir, 'exports', 'today.jsonl'), `${lines.join('\n')}\n`);
 }
 
-/** Runs one README line; `env` carries what earlier `export` lines set. */
+/** Runs one line of the guide; `env` carries what earlier `export` lines set. */
 async function step(line: GuideLine, env: Record<string, string>, places: Places, log: string[]): Promise<void> {
   const [command, ...args] = line.words;
-  const where = `README line: ${line.text}`;
+  const where = `docs/operators/day-one.md line: ${line.text}`;
   if (command === 'export') {
     const [name, value] = args[0]!.split(/=(.*)/s);
     env[name!] = value!;
@@ -157,7 +159,7 @@ async function until(check: () => Promise<boolean>, ms: number, what: string): P
   }
 }
 
-describe("the README's operator guide", () => {
+describe("the operators' guide", () => {
   it('"Day one, step by step" runs as written, from an empty bucket to a revoked key', async () => {
     const places: Places = { bucket: `guide-${randomBytes(4).toString('hex')}`, ports: new Map(), varnishPort: await freePort() };
     for (const shipped of SHIPPED_GATEWAY_PORTS) places.ports.set(shipped, String(await freePort()));
@@ -180,7 +182,10 @@ describe("the README's operator guide", () => {
   }, 300_000);
 
   it('names only flags its commands have (every npx snapdeck line of the guide against --help)', async () => {
-    const lines = shBlocksOfSection("## Operator's guide").flatMap(guideLines).filter((line) => line.words[0] === 'npx' && line.words[1] === 'snapdeck');
+    const pages = markdownFiles().filter((file) => file.startsWith('docs/operators/'));
+    const blocks = pages.flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!));
+    // Program-level lines (`npx snapdeck --help`, `--version`) name no command: test/docs-commands.test.ts checks them.
+    const lines = blocks.flatMap(guideLines).filter((line) => line.words[0] === 'npx' && line.words[1] === 'snapdeck' && !line.words[2]?.startsWith('-'));
     expect(lines.length).toBeGreaterThan(10);
     const helps = new Map<string, string>();
     for (const line of lines) {
@@ -192,7 +197,7 @@ describe("the README's operator guide", () => {
         expect(result.code, `snapdeck ${name} --help`).toBe(0);
         helps.set(name, result.stdout);
       }
-      for (const flag of words.filter((w) => w.startsWith('--'))) expect(helps.get(name), `${flag} in README line: ${line.text}`).toMatch(new RegExp(`(^|[\\s,])${flag}\\b`, 'm'));
+      for (const flag of words.filter((w) => w.startsWith('--'))) expect(helps.get(name), `${flag} in docs/operators line: ${line.text}`).toMatch(new RegExp(`(^|[\\s,])${flag}\\b`, 'm'));
     }
   }, 120_000);
 });

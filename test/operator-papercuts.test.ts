@@ -1,5 +1,5 @@
 /**
- * First-day papercuts (issue 24 item 5), through the real CLI: `--version`, `serve` options from
+ * First-day papercuts, through the real CLI: `--version`, `serve` options from
  * SNAPDECK_<OPTION>, the database rule of decisions.md "Running it", a missing bucket on moto,
  * and the AWS SDK's Node-version warning.
  */
@@ -161,6 +161,6 @@ describe("the AWS SDK's Node-version warning", () => {
       encoding: 'utf8',
     });
     if (Number(process.versions.node.split('.')[0]) < 22) expect(bare.stderr).toContain(SDK_WARNING);
-    expect(await readFile(join(ROOT, 'README.md'), 'utf8')).toMatch(/^### Supported Node\.js versions$/m);
+    expect(await readFile(join(ROOT, 'README.md'), 'utf8')).toMatch(/^## Supported Node\.js versions$/m);
   });
 });

@@ -9,8 +9,8 @@
 # this file) and the purgers ACL.
 #
 # Each rule says why, and what it is on Fastly (which runs VCL, so most lines carry over) and on
-# Cloudflare (rules in the dashboard or a Worker). README.md, "Running gateways behind a CDN",
-# has the same list as a table.
+# Cloudflare (rules in the dashboard or a Worker). docs/operators/cache.md has the same list as a
+# table.
 #
 
 vcl 4.1;

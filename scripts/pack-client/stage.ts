@@ -16,7 +16,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const CLIENT_DIR = join(ROOT, 'packages', 'client');
 const CONTRACT_INDEX = join(ROOT, 'packages', 'contract', 'src', 'index.ts');
 
-/** What a CommonJS require() of the package throws (the package is ESM only: README "CommonJS"). */
+/** What a CommonJS require() of the package throws (the package is ESM only: docs/partners/client.md). */
 export const REQUIRE_MESSAGE =
   "@snapdeck/client is an ES module: load it with import, or from CommonJS with `const { SnapdeckClient } = await import('@snapdeck/client')`.";
 

@@ -34,7 +34,7 @@ const negotiated = new Map<string, Encoding>();
 /**
  * The encoding of this request's response. The header is parsed by Hono's accepts helper (its
  * Accept-header parser, our `match`), once per distinct value: on the card-page path this is one
- * Map lookup, as it was with the hand-written parser it replaced (README, "Benchmarks").
+ * Map lookup, as it was with the hand-written parser it replaced (docs/benchmarks.md).
  */
 export function negotiateEncoding(c: Context): Encoding {
   const header = c.req.header('accept-encoding');

@@ -1,6 +1,6 @@
 /**
- * Cache-Control per kind of response, in one place (the operator's guide in README.md explains
- * how a CDN should treat them).
+ * Cache-Control per kind of response, in one place (docs/operators/cache.md explains how a CDN
+ * should treat them; docs/partners/caching.md lists them for partners).
  *
  * Card data is public, and the key on card endpoints exists to meter partners, so those
  * responses may be stored by a shared cache — keyed by X-API-Key (they all say `Vary: X-API-Key`),

@@ -30,7 +30,7 @@ export class MissingBucketError extends OperatorError {
   constructor(bucket: string, endpoint: string, options?: { cause?: unknown }) {
     const endpointFlag = endpoint.startsWith('AWS S3') ? '' : ` --endpoint-url ${endpoint}`;
     super(
-      `bucket ${bucket} does not exist at ${endpoint}: create it first (\`aws s3 mb s3://${bucket}${endpointFlag}\`, README "Object storage"), or correct the bucket name, AWS_REGION or SNAPDECK_S3_ENDPOINT`,
+      `bucket ${bucket} does not exist at ${endpoint}: create it first (\`aws s3 mb s3://${bucket}${endpointFlag}\`, docs/operators/object-storage.md), or correct the bucket name, AWS_REGION or SNAPDECK_S3_ENDPOINT`,
       options,
     );
   }
