@@ -1,9 +1,10 @@
 /**
- * Issue 26: `npm run test:deep` died with a native assertion in require(esm) when Piscina loaded
- * the compression worker (an ES module) in a vitest process that had built many versions. Here:
- * the task file loads with require() alone, and many builds in this one vitest process, each with
- * its own compression pool (every batch through it: inlineCompressionBytes 0), give byte for byte
- * the versions CLI builds of the same catalogs give (small batches compressed on the main thread).
+ * A defect this guards against: `npm run test:deep` died with a native assertion in require(esm)
+ * when Piscina loaded the compression worker (an ES module) in a vitest process that had built many
+ * versions. Here: the task file loads with require() alone, and many builds in this one vitest
+ * process, each with its own compression pool (every batch through it: inlineCompressionBytes 0),
+ * give byte for byte the versions CLI builds of the same catalogs give (small batches compressed on
+ * the main thread).
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -48,7 +49,7 @@ async function locationWithSecret(path: string, secret: Buffer): Promise<string>
   return path;
 }
 
-describe('compression pool (issue 26)', () => {
+describe('compression pool (require(esm) in a busy vitest process)', () => {
   it('the task file loads with require() in a Node whose require() cannot load ES modules', () => {
     const file = fileURLToPath(COMPRESS_TASK.filename);
     const probe = `const task = require(${JSON.stringify(file)})[${JSON.stringify(COMPRESS_TASK.name)}]; if (typeof task !== 'function') throw new Error('no task function');`;

@@ -1,5 +1,5 @@
 /**
- * GET /v1/games/{slug}/changes (issue 21, decisions.md "Card changes") against a real gateway over
+ * GET /v1/games/{slug}/changes (decisions.md "Card changes") against a real gateway over
  * builds of edited catalogs: change records, the net change, paging pinned like a walk, every
  * status and its precedence, ETag/304, brotli/gzip, and records outliving gc'd versions.
  */

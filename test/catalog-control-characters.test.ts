@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 4: catalog text cannot forge lines in text exports. Before the fix a gundam card
+ * Catalog text cannot forge lines in text exports. Before the fix a gundam card
  * named "Evil\n// Sideboard\n4 Fake (GD01-999)" was accepted by `snapdeck build`, and a deck using
  * it printed a forged `// Sideboard` header and card line in format=text and format=limitless.
  *

@@ -1,5 +1,5 @@
 /**
- * `--trust-proxy N` (decisions.md "Authentication, scopes, rate limits"; issue 18 item 6): the
+ * `--trust-proxy N` (decisions.md "Authentication, scopes, rate limits"): the
  * per-address subject of GET /v1/decks/{deckId} is the Nth X-Forwarded-For entry from the right
  * only when the chain has N entries and that entry is an IP address; otherwise it is the socket's
  * peer (127.0.0.1 here). What is counted shows in RateLimit-Remaining across requests.

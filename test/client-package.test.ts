@@ -1,5 +1,5 @@
 /**
- * Issue 25: @snapdeck/client as partners get it. `npm run pack:client`'s tarball is installed
+ * @snapdeck/client as partners get it. `npm run pack:client`'s tarball is installed
  * into an empty project under the system's temporary folder (no node_modules of this checkout
  * reachable); there a plain Node ESM script walks cards and syncs decks from a real gateway, a
  * CommonJS require() gets the documented error, `tsc --strict` accepts a typed consumer and

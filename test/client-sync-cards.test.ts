@@ -1,5 +1,5 @@
 /**
- * `@snapdeck/client` syncCards and the nightly mirror example (issue 21 item 4) against a real
+ * `@snapdeck/client` syncCards and the nightly mirror example against a real
  * gateway: a first sync walks (reset first), later ones fetch only the changes (one request for a
  * handful), a checkpoint too old (410, after gc) falls back to a walk; the copy always ends equal
  * to the current version.

@@ -1,7 +1,7 @@
 /**
- * Failures visible, once (issue 24 items 2 and 3), through real parts: `snapdeck build`, `gc` and
- * `serve` processes on moto (S3) and Redis. Storage is frozen with SIGSTOP of moto: connections
- * are accepted, nothing answers.
+ * Failures visible, once (storage trouble logged once, every wait bounded), through real parts:
+ * `snapdeck build`, `gc` and `serve` processes on moto (S3) and Redis. Storage is frozen with
+ * SIGSTOP of moto: connections are accepted, nothing answers.
  */
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -129,7 +129,7 @@ describe('Redis back: snapdeck_quota_degraded clears without traffic', () => {
   });
 });
 
-/** How long storage stays frozen: issue 24's target is stated for 60 s. */
+/** How long storage stays frozen: the target is stated for an outage of 60 s. */
 const FROZEN_MS = 60_000;
 
 describe('storage frozen', () => {
@@ -160,7 +160,7 @@ describe('storage frozen', () => {
         expect(answers.map((a) => a.status)).toEqual(round.map(() => 500));
         timings = timings.concat(answers.map((a) => a.ms));
       }
-      // The outage lasts FROZEN_MS in all (issue 24's figure: 60 s).
+      // The outage lasts FROZEN_MS in all (the target's figure: 60 s).
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, FROZEN_MS - (Date.now() - frozenAt))));
     } finally {
       s3.resume();

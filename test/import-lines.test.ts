@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 5: `decks import`'s rough edges, through the real command. Before the fix a line
+ * `decks import`'s rough edges, through the real command. Before the fix a line
  * longer than about 512 MB crashed the import with a raw `RangeError: Invalid string length`
  * stack, and invalid UTF-8 in a line was stored as U+FFFD.
  *

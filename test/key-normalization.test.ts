@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 6: one reading of a presented key, shared by `keys revoke` and the gateway's
+ * One reading of a presented key, shared by `keys revoke` and the gateway's
  * X-API-Key (normalizeApiKey in @snapdeck/store), and no error message ever prints a key, a token
  * or a `pd_` link whole. Before the fix `keys revoke " sd_live_…"` (a space) or an upper-case key
  * failed and printed the full key on stderr, while the gateway trimmed the header and accepted the

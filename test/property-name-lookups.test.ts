@@ -1,9 +1,9 @@
 /**
- * The guard for issue 23 item 1's class of defect: every function of packages/ that takes an
- * untrusted string and looks something up with it is given each property name of
- * Object.prototype (`__proto__`, `constructor`, `toString`, …) and must treat it as the unknown
- * string it is: nothing inherited is found, nothing is written to a prototype. A new lookup over
- * untrusted text belongs in this table.
+ * The guard for a class of defect (a zone id `constructor` answered 500): every function of
+ * packages/ that takes an untrusted string and looks something up with it is given each property
+ * name of Object.prototype (`__proto__`, `constructor`, `toString`, …) and must treat it as the
+ * unknown string it is: nothing inherited is found, nothing is written to a prototype. A new lookup
+ * over untrusted text belongs in this table.
  */
 import { describe, expect, it } from 'vitest';
 import { GAME_SLUGS, findGame, isDeckSort, isGameSlug } from '@snapdeck/contract';

@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 3: a Redis password is never printed. `serve --redis` against a real
+ * A Redis password is never printed. `serve --redis` against a real
  * `requirepass` Redis, the password given in each form ioredis accepts (user-info, and the
  * `password` query parameter it reads): the gateway authenticates (its quota counts land in Redis
  * and /metrics says it is not degraded), and no line it writes, on stdout (the JSON log, at debug)

@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 2, the gateway's half: a request path not in normal form (a `.` or `..` segment,
+ * The request-path check, the gateway's half: a request path not in normal form (a `.` or `..` segment,
  * plain or percent-encoded; an encoded `/`; `//`) is answered 400 `Invalid request path` before any
  * other check (decisions.md "Errors and precedence"), so that no rule of a proxy in front, matching
  * the path as sent, can be sidestepped by a spelling the gateway would resolve. No Varnish here:
@@ -41,7 +41,7 @@ function expectInvalidPath(r: RawResponse, where: string): void {
   expect(r.headers['x-request-id'], where).toMatch(/^[A-Za-z0-9._-]+$/);
 }
 
-describe('issue 23 item 2: a path not in normal form is a 400 at the gateway', () => {
+describe('a path not in normal form is a 400 at the gateway', () => {
   it(`answers 400 "Invalid request path" (JSON, common headers, no-store) to all ${REFUSED.length} spellings of ${PLACEHOLDER_PATHS.length} paths with dot segments, encoded dots or slashes, or //`, async () => {
     const card = env.catalogs.digimon![0]!.id;
     let refused = 0;

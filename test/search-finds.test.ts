@@ -1,5 +1,5 @@
 /**
- * What a search must find (issue 19 item 6, decisions.md "Search"), through @snapdeck/client
+ * What a search must find (decisions.md "Search"), through @snapdeck/client
  * against a real gateway: the words of a card's name, the word being typed as a prefix, ids and
  * card numbers exactly, rules text ranked below names, case and accents ignored. The walk and the
  * index agree: every card a walk of the version yields is found by its id, first.

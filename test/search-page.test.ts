@@ -1,5 +1,5 @@
 /**
- * GET /search (issue 19 item 5): the card search page, opened in headless Chromium (Debian's,
+ * GET /search: the card search page, opened in headless Chromium (Debian's,
  * driven by playwright-core). A real card name typed with a typo is found, a facet filter changes
  * the counts, and no request leaves the gateway. Screenshots are kept in test-artifacts/.
  */

@@ -1,5 +1,5 @@
 /**
- * Client-side search (issue 19, decisions.md "Search"): every version's index is built with it,
+ * Client-side search (decisions.md "Search"): every version's index is built with it,
  * packed into a few objects, served by the gateway under /v1/search (no key, per-address limit,
  * immutable files, ETag/304, brotli/gzip for text), searched from Node by @snapdeck/client, kept
  * while its version is and removed by gc with it.

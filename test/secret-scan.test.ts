@@ -1,7 +1,7 @@
 /**
  * The secret scan itself (test/helpers/secret-scan.ts, test/setup/scan-secrets.ts): what it finds,
  * and its one allowance (the key or token a command prints alone on stdout). A scan that found
- * nothing because it looked nowhere would make issue 23's "0 secrets" target meaningless.
+ * nothing because it looked nowhere would make the "0 secrets" target meaningless.
  */
 import { createServer } from 'node:http';
 import { join } from 'node:path';
@@ -93,7 +93,7 @@ describe('the secret scan', () => {
       const created = await runCli(['keys', 'create', '--name', 'scan', '--db', join(dir, 'k.db')]);
       expect(created.code, created.stderr).toBe(0);
       expect(taken()).toEqual([]);
-      // `keys revoke` given the key must not print it back (item 6): its output is scanned, clean.
+      // `keys revoke` given the key must not print it back (one reading of a presented key): its output is scanned, clean.
       const before = secretScan.scanned;
       const revoked = await runCli(['keys', 'revoke', created.stdout.trim(), '--db', join(dir, 'k.db')]);
       expect(revoked.code, revoked.stderr).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 7, decisions.md "Errors and precedence": slow clients are bounded, and every answer
+ * Slow clients (decisions.md "Errors and precedence"): slow clients are bounded, and every answer
  * the gateway's process writes — those decided before routing too — is JSON with the common
  * headers. Raw sockets (node:net) against a real gateway, at the contract's timeouts (headers 10 s,
  * whole request 30 s): the waits are real, so the timed cases run concurrently. Margins are wide

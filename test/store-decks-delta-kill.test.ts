@@ -1,5 +1,5 @@
 /**
- * Issue 20, integrity: a writer SIGKILLed at any point of an incremental decks publish leaves the
+ * Deck deltas, integrity: a writer SIGKILLed at any point of an incremental decks publish leaves the
  * previous version served (or the new one, whole), and the next publish completes — as a delta
  * again, not the whole part, when the kill came after the pointer moved. The writer is a child
  * process (test/helpers/publish-child.ts) killing itself right after a chosen write.

@@ -1,5 +1,5 @@
 /**
- * Issue 20: deck changes cost what changed. A writer database of a few thousand decks published
+ * Deck changes cost what changed. A writer database of a few thousand decks published
  * to a real folder store with deltas on (deltaMinBytes 0: below 16 MiB parts are otherwise sent
  * whole), followed by in-process StoreFollowers reading through a CountingDriver, so the bytes
  * uploaded and downloaded per import are counted, not assumed.

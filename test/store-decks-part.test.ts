@@ -1,5 +1,5 @@
 /**
- * No secrets in free pages (issue 18, item 4): the published decks part is read by every gateway
+ * No secrets in free pages: the published decks part is read by every gateway
  * and copied to every cache folder, so no API key id, prefix or hash and no token hash may be
  * anywhere in its bytes — not in a live row, not in a deleted one left in SQLite's free space.
  * The part is published to a real folder store and its segments are scanned byte by byte.

@@ -1,5 +1,5 @@
 /**
- * Stateless gateways (issue 8): a writer CLI publishes keys, tokens and decks to S3 (moto), two
+ * Stateless gateways: a writer CLI publishes keys, tokens and decks to S3 (moto), two
  * `snapdeck serve --store` processes follow it, quotas are shared through Redis. Everything is a
  * real process; propagation is measured from the moment the writer command returns.
  */

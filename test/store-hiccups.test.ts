@@ -1,5 +1,5 @@
 /**
- * Issue 18, item 2: storage hiccups must not stretch the 5-second revocation bound. Two real
+ * Storage hiccups must not stretch the 5-second revocation bound. Two real
  * `snapdeck serve --store` processes (default poll, default S3 retries) reach moto through a
  * fault-injecting proxy (test/helpers/fault-proxy.ts); the writer publishes straight to moto and
  * the clock starts when its publish returns. A failed read or download is retried at the next

@@ -1,5 +1,5 @@
 /**
- * Issue 24, item 2: "the store follower's polls have their own bound". A follower reaching S3
+ * "The store follower's polls have their own bound". A follower reaching S3
  * (moto) through the fault-injecting proxy, with the S3 client's own timeouts (120 s per attempt):
  * while storage is frozen (connections accepted, nothing answered), each poll gives up after the
  * poll timeout, the last version keeps being served, and the follower catches up as soon as

@@ -1,5 +1,5 @@
 /**
- * Presence records (issue 18, item 3): every gateway following a published store says at the
+ * Presence records: every gateway following a published store says at the
  * store's location what it serves, so that a purge can wait for all of them. In process, on a
  * real folder store with real SQLite parts: what a record says and when it is written, the
  * gateway id, the writer's wait (live, gone, lagging gateways), and that nothing else at the

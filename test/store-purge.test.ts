@@ -1,5 +1,5 @@
 /**
- * A purge lands after the gateways (issue 18, item 3), end to end: a writer CLI publishes to S3
+ * A purge lands after the gateways, end to end: a writer CLI publishes to S3
  * (moto), two `snapdeck serve --store` processes follow it, one of them behind the shipped Varnish
  * and reaching storage through a fault-injecting proxy that makes its decks download take 8 s.
  * While the writer makes a cached public deck private (`decks import --publish --purge`), a client

@@ -1,9 +1,9 @@
 /**
- * Issue 18, item 7: a `serve --store` gateway killed (SIGKILL) at any point of a version swap and
- * restarted from its `--cache-dir` while storage refuses every request serves the view it served
- * when it died: the keys and tokens, and the decks they were paired with then. Storage is moto
- * behind the fault-injecting proxy, which also makes the decks download take 8 s so that the
- * auth-only swap (new keys, decks still downloading) can be caught.
+ * A restart from the cache folder: a `serve --store` gateway killed (SIGKILL) at any point of a
+ * version swap and restarted from its `--cache-dir` while storage refuses every request serves the
+ * view it served when it died: the keys and tokens, and the decks they were paired with then.
+ * Storage is moto behind the fault-injecting proxy, which also makes the decks download take 8 s so
+ * that the auth-only swap (new keys, decks still downloading) can be caught.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,9 +1,10 @@
 /**
- * Issue 18, item 1: a pointer that goes backwards must not bring revoked keys back. A writer CLI
- * publishes to S3 (moto), two `snapdeck serve --store` processes follow; then the pointer object
- * is overwritten with an older one (a bucket object-version restore, a stale replica, anyone who
- * can write that one object). The gateways refuse it, say so, keep serving, and follow again once
- * the writer moves the store forward; `store restore` will not take the old pointer's word.
+ * Versions only move forward: a pointer that goes backwards must not bring revoked keys back. A
+ * writer CLI publishes to S3 (moto), two `snapdeck serve --store` processes follow; then the
+ * pointer object is overwritten with an older one (a bucket object-version restore, a stale
+ * replica, anyone who can write that one object). The gateways refuse it, say so, keep serving, and
+ * follow again once the writer moves the store forward; `store restore` will not take the old
+ * pointer's word.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * GET /v1/games/{slug}/changes through the shipped VCL (deploy/varnish/snapdeck.vcl) and a real
- * Varnish (issue 21): pages are cached per key and per encoding like card pages, 304 answered from
+ * Varnish: pages are cached per key and per encoding like card pages, 304 answered from
  * the cache, and 410 / 400 pass through in the JSON error shape, never stored.
  */
 import { join } from 'node:path';

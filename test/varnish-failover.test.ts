@@ -1,5 +1,5 @@
 /**
- * The shipped cache configuration serves N gateways (issue 24 item 1): a real Varnish running
+ * The shipped cache configuration serves N gateways: a real Varnish running
  * deploy/varnish/snapdeck.vcl with the shipped backends.vcl (its two gateways' ports replaced by
  * those of two real `snapdeck serve` processes), under 50 requests a second of distinct URLs (each
  * a miss, so each reaches a gateway). One gateway is killed (SIGKILL), brought back on its port,

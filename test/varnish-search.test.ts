@@ -1,7 +1,8 @@
 /**
- * Client-side search behind the shipped Varnish configuration (issue 19): the descriptor and the
- * index files are public and the same for every client, so a second cold client's search through
- * the cache costs the gateway no request at all (requests counted at its /metrics).
+ * Client-side search behind the shipped Varnish configuration (decisions.md "Search"): the
+ * descriptor and the index files are public and the same for every client, so a second cold
+ * client's search through the cache costs the gateway no request at all (requests counted at its
+ * /metrics).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

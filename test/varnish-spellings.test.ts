@@ -1,9 +1,9 @@
 /**
  * The shipped VCL's rules hold for every spelling of what they match, through a real Varnish
  * (Debian's 7.1, the shipped deploy/varnish/snapdeck.vcl) in front of a real gateway:
- * - issue 18 item 5: a `token` parameter however spelled (`%74oken`, `toke%6E`, upper-case hex,
+ * - a `token` parameter however spelled (`%74oken`, `toke%6E`, upper-case hex,
  *   repeated, after other parameters) is passed to the gateway, never hashed into a cache key;
- * - issue 23 item 2: a path spelled with dot segments, encoded dots or slashes, `//`, a fragment …
+ * - a path spelled with dot segments, encoded dots or slashes, `//`, a fragment …
  *   never reaches the route the VCL guards (the figure for `npm run bench:hostile` is logged).
  * Requests go out with their target exactly as written (test/helpers/raw-target.ts).
  */
@@ -55,7 +55,7 @@ async function gatewaySeen(): Promise<number> {
   return total;
 }
 
-// ── issue 18 item 5 ────────────────────────────────────────────────────────────────────────────
+// ── token parameters ────────────────────────────────────────────────────────────────────────────
 
 /**
  * How the gateway reads `token` (Hono's c.req.query): the query after the first `?`, split on `&`;
@@ -119,7 +119,7 @@ async function trySpelling(spell: (value: string) => string, route: 'deck' | 'te
   return { query: spell('…').replace(/x{100,}/, (pad) => `x…(${pad.length})`), readAsToken: direct.status === 200, hits, reachedGateway };
 }
 
-describe('issue 18 item 5: a token parameter, however spelled, never enters a cache key', () => {
+describe('a token parameter, however spelled, never enters a cache key', () => {
   it('the measurement sees hashing: a public deck without a token is a hit the second time', async () => {
     const spelled = await trySpelling((value) => `x=${value}`, 'deck');
     expect(spelled).toMatchObject({ readAsToken: false, hits: 1, reachedGateway: 1 });
@@ -146,7 +146,7 @@ describe('issue 18 item 5: a token parameter, however spelled, never enters a ca
   });
 });
 
-// ── issue 23 item 2 ────────────────────────────────────────────────────────────────────────────
+// ── path spellings ──────────────────────────────────────────────────────────────────────────────
 
 const PLACEHOLDER_PATHS = guardedPaths({ deck: publicDeck, card: 'CARD', token: 'TOKEN' });
 const SPELLED_COUNT = PLACEHOLDER_PATHS.reduce((n, p) => n + spellingsOf(p.path).length, 0);
@@ -182,7 +182,7 @@ async function throughCache(guarded: GuardedPath, target: string, previous: Map<
   return { status: r.status, error, reached, forwarded: total > 0, counts };
 }
 
-describe('issue 23 item 2: every rule of the VCL holds for every spelling of a path', () => {
+describe('every rule of the VCL holds for every spelling of a path', () => {
   const guarded = () => guardedPaths({ deck: publicDeck, card: env.catalogs.digimon![0]!.id, token: privateLink });
 
   it('the measurement sees a reach: each path spelled normally reaches its route, but /metrics, refused by the cache', async () => {

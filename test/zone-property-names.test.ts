@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 1: a zone id that is a property name of Object.prototype (`constructor`,
+ * A zone id that is a property name of Object.prototype (`constructor`,
  * `__proto__`, `toString`, …) is an ordinary zone. Before the fix a grand-archive deck with the
  * zone `constructor` answered 500 in format=ga-tts (`zones[zoneId].push is not a function`) and a
  * gundam deck printed `// function Object() { [native code] }` in format=text.

@@ -1,5 +1,5 @@
 /**
- * Card changes benchmark (issue 21). One run on this machine:
+ * Card changes benchmark. One run on this machine:
  *   - builds a 100,000-card generated catalog (digimon), then the same catalog with 1 % of its
  *     cards changed (1,000: a third edited, a third removed, a third added), pages of 1000
  *     pre-rendered, and reports the build's seconds and what the change records cost in it (card

@@ -1,5 +1,5 @@
 /**
- * Hostile clients against a real gateway (issue 23's targets; decisions.md: headers within 10 s,
+ * Hostile clients against a real gateway (the hostile-input targets; decisions.md: headers within 10 s,
  * a whole request within 30 s, else 408 and the connection closes). Prints, from one run:
  *   - how long a client sending one header byte every 2 s holds its socket (3 such clients);
  *   - how long a client trickling a POST body, one byte a second, holds its socket (3 clients);
@@ -45,7 +45,7 @@ import { PINNING, pinClient } from './lib/wrk.ts';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const self = fileURLToPath(import.meta.url);
 
-/** Targets of issue 23 measured elsewhere; their rows keep their place in the table. */
+/** Targets measured elsewhere (by tests); their rows keep their place in the table. */
 const OTHER_ROWS: TargetRow[] = [
   { figure: '5xx answers over the hostile-input test corpus', target: '0', measured: null, source: 'test/hostile-input.test.ts, test/generated' },
   { figure: 'path spellings that reach a VCL-protected path through Varnish', target: '0', measured: null, source: 'the VCL tests' },

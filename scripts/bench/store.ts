@@ -1,5 +1,5 @@
 /**
- * Published-store benchmark (issue 8). Prints, from one run on this machine:
+ * Published-store benchmark. Prints, from one run on this machine:
  *   (a) publish time and published bytes of a full store (keys, tokens, decks) at 200,000 and
  *       1,000,000 decks, and of a key change at each size (only the small auth part is sent);
  *   (b) key-create and key-revoke propagation to two `serve --store` gateways: from the moment
@@ -11,12 +11,12 @@
  *   (d) gateway RSS (peak) while it downloads and swaps to a new million-deck decks part;
  *   (e) deck endpoints' requests/s (wrk) with --store against --db on the same million decks in the
  *       same run (target ≥ 0.95×);
- *   (f) key revoke → 401 on both gateways while storage fails (issue 18): every request failing for
+ *   (f) key revoke → 401 on both gateways while storage fails: every request failing for
  *       2 s around the publish, then one request in three failing at random; p50 and p99 of
  *       --fault-trials trials each (default 50, target p99 ≤ 5 s), on S3 (moto) behind the
  *       fault-injecting proxy, gateways with the default poll (1 s) and S3 retries
  *       (lib/store-faults.ts). `--only faults` runs (f) alone (a minute or two per 10 trials);
- *   (g) purge-to-gateways delay with an 8 s decks download (issue 18): `decks import --publish
+ *   (g) purge-to-gateways delay with an 8 s decks download: `decks import --publish
  *       --purge` making a deck private, two gateways (one whose decks download the fault proxy
  *       slows to 8 s), a local server standing in for the cache; per trial and p50/max: publish
  *       done → PURGE received, whether both gateways served the new decks at that moment, the
@@ -24,7 +24,7 @@
  *       (g) alone (about 15 s a trial).
  * The store is a local folder (S3's driver code minus the network; moto is far too slow for GBs).
  * Deck databases: seeded generator, cached in the OS temp folder by count, seed, templates, schema.
- *   (h) issue 20: imports of 100 and 1,000 decks into a store of --decks N (default 1,000,000):
+ *   (h) deck deltas: imports of 100 and 1,000 decks into a store of --decks N (default 1,000,000):
  *       bytes uploaded, bytes downloaded per gateway, command return → served by both gateways,
  *       storage requests, then --successive imports and the storage used (lib/store-incremental.ts).
  *       `--only incremental` runs (h) alone; the full run ends with it. `--only core` runs (a)-(e).
@@ -166,7 +166,7 @@ async function purge(work: string, snapshots: string): Promise<void> {
 }
 
 const numberArg = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
-/** (h): incremental decks parts (issue 20). */
+/** (h): incremental decks parts (deck changes cost what changed). */
 async function incremental(work: string, snapshots: string, children: ChildProcess[]): Promise<void> {
   const count = numberArg('--decks', 1_000_000);
   await incrementalImports({

@@ -1,5 +1,5 @@
 /**
- * Model-based tests of card changes (issue 21, decisions.md "Card changes"): random sequences of
+ * Model-based tests of card changes (decisions.md "Card changes"): random sequences of
  * builds (cards added, edited, removed; unchanged rebuilds), gc runs and syncs from random
  * checkpoints, against a model of every version's cards.
  *

@@ -1,6 +1,6 @@
 /**
- * Card change tests (issue 21): catalogs edited between builds, and a partner's copy of a game
- * (id → hit) kept by applying GET /games/{slug}/changes or a full walk.
+ * Card change tests (decisions.md "Card changes"): catalogs edited between builds, and a partner's
+ * copy of a game (id → hit) kept by applying GET /games/{slug}/changes or a full walk.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

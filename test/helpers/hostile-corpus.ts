@@ -1,5 +1,5 @@
 /**
- * The hostile-input corpus (issue 23): the strings an attacker tries first, in one place, for the
+ * The hostile-input corpus: the strings an attacker tries first, in one place, for the
  * hand-written tests and the generated ones (test/generated/) alike.
  *
  * - property names: every own property name of Object.prototype (`__proto__` among them): a string

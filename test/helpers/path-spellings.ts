@@ -1,5 +1,5 @@
 /**
- * Other spellings of a path (issue 23 item 2): what a client can send, with `curl --path-as-is`,
+ * Other spellings of a path (the request-path check): what a client can send, with `curl --path-as-is`,
  * instead of `/metrics` or `/v1/games` and still be routed there by a server that resolves dot
  * segments and percent-decodes (as the gateway's URL parsing and Hono's router do), or would be
  * by one that also took `%2F` or `\` for `/`.

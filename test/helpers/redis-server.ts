@@ -79,7 +79,7 @@ async function launch(port: number, password: string | undefined, timeoutMs: num
  */
 export async function startRedisServer(options: { timeoutMs?: number; password?: string } = {}): Promise<RedisTestServer> {
   ensureRedisInstalled();
-  // The secret scan then fails any test whose captured output prints it (issue 23's target).
+  // The secret scan then fails any test whose captured output prints it (0 secrets in any output).
   if (options.password !== undefined) registerSecret(options.password, 'the test Redis password');
   let child: ChildProcess | undefined;
   let port = 0;

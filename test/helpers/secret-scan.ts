@@ -1,5 +1,5 @@
 /**
- * Issue 23's target "0 secrets in stdout, stderr, logs, metrics or error bodies over the whole test
+ * The target "0 secrets in stdout, stderr, logs, metrics or error bodies over the whole test
  * suite": every output a test captures through the shared helpers is scanned here —
  *
  * - every response a test gets with fetch from 127.0.0.1 / localhost (headers and body, any path:
@@ -94,6 +94,6 @@ export function scannedLog(where: string): Logger {
 export function reportSecretFindings(): void {
   const findings = secretScan.findings.splice(0);
   if (findings.length > 0) {
-    throw new Error(`${findings.length} captured output(s) contain a secret (issue 23: none may):\n${[...new Set(findings)].slice(0, 20).join('\n')}`);
+    throw new Error(`${findings.length} captured output(s) contain a secret (none may):\n${[...new Set(findings)].slice(0, 20).join('\n')}`);
   }
 }

@@ -3,7 +3,8 @@
 // small bodies: one thread hop per batch instead of one per body.
 // CommonJS on purpose: Piscina loads a task file with require() first, and require() of an ES
 // module (Node >= 20.19 and 22.12) aborted test processes that had built many versions under
-// vitest (issue 26). The main thread imports the same helpers from here (ESM imports CommonJS).
+// vitest (test/build-pool.test.ts). The main thread imports the same helpers from here (ESM
+// imports CommonJS).
 'use strict';
 const { brotliCompressSync, constants, gzipSync } = require('node:zlib');
 

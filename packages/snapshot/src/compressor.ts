@@ -11,7 +11,8 @@ export interface Compressor {
 
 /**
  * The pool's task: a CommonJS file, because Piscina require()s a task file before it tries
- * import(), and require() of an ES module (Node >= 20.19) aborted vitest processes (issue 26).
+ * import(), and require() of an ES module (Node >= 20.19) aborted vitest processes
+ * (test/build-pool.test.ts).
  */
 export const COMPRESS_TASK = { filename: new URL('./compress-worker.cjs', import.meta.url).href, name: 'compressBatch' } as const;
 

@@ -1,5 +1,5 @@
 /**
- * Revocation under storage faults (issue 18): a small published store on S3 (moto, started here),
+ * Revocation under storage faults: a small published store on S3 (moto, started here),
  * two `serve --store` gateway processes with the default poll and S3 retries reaching it through
  * the fault-injecting proxy (test/helpers/fault-proxy.ts); the writer publishes straight to moto.
  * Each trial: a key is created and published, served (200) by both gateways; then it is revoked

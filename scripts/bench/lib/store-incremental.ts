@@ -1,5 +1,5 @@
 /**
- * (h) Issue 20, deck changes cost what changed (`npm run bench:store -- --only incremental
+ * (h) Deck changes cost what changed (`npm run bench:store -- --only incremental
  * [--decks N] [--imports100 20] [--imports1000 20] [--successive 100]`): the decks part of a store
  * of N generated decks (default 1,000,000) published to a local folder, followed by two
  * `serve --store` gateways (default poll, 1 s). Per import of 100 (then 1,000) decks: the publish's

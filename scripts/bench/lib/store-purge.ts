@@ -1,5 +1,5 @@
 /**
- * Purge-to-gateways delay with a slow decks download (issue 18, item 3): a small published store
+ * Purge-to-gateways delay with a slow decks download: a small published store
  * on S3 (moto, started here), two `serve --store` gateway processes with the default poll, one of
  * them reaching storage through the fault-injecting proxy (test/helpers/fault-proxy.ts) that
  * trickles the decks part out over 8 s, the other straight to moto. A local HTTP server stands in

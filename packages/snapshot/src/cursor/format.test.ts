@@ -28,7 +28,8 @@ describe('cursors', () => {
   });
 
   it('a cursor minted before the envelope moved to signed-token.ts still decodes and verifies, byte for byte', () => {
-    // Minted by the code of fe5ebdb (cursor.ts before issue 12): cursors in partners' hands keep working.
+    // Minted by the code of fe5ebdb (cursor.ts before the envelope moved to signed-token.ts): cursors
+    // in partners' hands keep working.
     const minted = 'YzF8ZGlnaW1vbnwxMDB8MjAyNi0xMS0yMlQxMS0wNS0xMi0zNDVaLWExYjJjM3w3.K2mOgcdBkDLI213TnlZRKA';
     const versionKey = deriveCursorKey(Buffer.alloc(32, 7), 'digimon', position.version);
     expect(versionKey.toString('hex')).toBe('4290f1ddb1e8dcfa3da36be7d9888edc0254ae732b833fb196174273e70813d2');

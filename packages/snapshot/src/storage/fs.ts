@@ -141,12 +141,12 @@ export class FsDriver implements StorageDriver {
   /**
    * Compare-and-swap under a lock file, so two writers cannot both replace the same version.
    *
-   * Hand-written on purpose, not proper-lockfile (checked for issue 12): its stale-lock takeover is
-   * stat, then rmdir, then mkdir, so two writers that find the same stale lock can both end up
-   * holding it (moxystudio/node-proper-lockfile#121, open) — the very case breakStaleLock exists
-   * for, and here it would let two builds replace current.json at once. It also refreshes the
-   * lock's mtime on a timer and reports a compromised lock by throwing from that timer, machinery
-   * a lock held for a few milliseconds does not need.
+   * Hand-written on purpose, not proper-lockfile: its stale-lock takeover is stat, then rmdir, then
+   * mkdir, so two writers that find the same stale lock can both end up holding it
+   * (moxystudio/node-proper-lockfile#121, open) — the very case breakStaleLock exists for, and here
+   * it would let two builds replace current.json at once. It also refreshes the lock's mtime on a
+   * timer and reports a compromised lock by throwing from that timer, machinery a lock held for a
+   * few milliseconds does not need.
    */
   private async swapIfMatch(key: string, target: string, temp: string, expected: string): Promise<void> {
     const lock = `${target}.lock`;

@@ -76,7 +76,7 @@ describe('timestamps', () => {
   );
 
   it('cursors minted before the envelope moved to @snapdeck/snapshot still decode, byte for byte', () => {
-    // Minted by the code of fe5ebdb (this file's own HMAC before issue 12).
+    // Minted by the code of fe5ebdb (this file's own HMAC, before the envelope moved to @snapdeck/snapshot).
     const minted = Buffer.alloc(32, 9);
     const since: DeckListing = { game: 'gundam', sort: 'updatedAt', updatedSince: 1700000000000 };
     const at = { value: 1700000123456, id: '0b4f6c1e-2d3a-4b5c-8d9e-0f1a2b3c4d5e' };

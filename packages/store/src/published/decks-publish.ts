@@ -10,7 +10,8 @@ import { hashPage, pageRoot } from './page-hashes.ts';
 import { buildDecksPart, describePart, partObjects, readGenerations, stripSecrets, uploadPart } from './parts.ts';
 
 /**
- * The decks part, published incrementally (issue 20; README "Deck changes cost what changed").
+ * The decks part, published incrementally (docs/contributors/store-format.md, "Deck changes cost
+ * what changed").
  *
  * The part is the writer database itself, copied page for page with SQLite's online backup API
  * (a consistent snapshot that keeps every page where it is, unlike VACUUM INTO, which rewrites

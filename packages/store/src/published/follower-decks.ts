@@ -6,12 +6,12 @@ import { fetchPart, patchPlan, type HeldPart } from './part-fetch.ts';
 import { pageHashesOf, pageRoot, patchInPlace } from './page-hashes.ts';
 
 /**
- * The follower's decks files (issue 20). Besides the file it serves, a gateway keeps the one it
- * served before (the *spare*), closed once no request reads it. A new decks part that the spare
- * can reach by deltas is made by patching the spare in place: only the changed pages are written
- * (a few MB per import), where copying the served file costs a pass over all of it (at a million
- * decks, 4 s to copy 1.17 GB and 2.4 s to remove a file that size, measured under load). So
- * `--cache-dir` holds two decks files. Otherwise the served file is copied and patched, or the
+ * The follower's decks files (patched with deck deltas). Besides the file it serves, a gateway
+ * keeps the one it served before (the *spare*), closed once no request reads it. A new decks part
+ * that the spare can reach by deltas is made by patching the spare in place: only the changed pages
+ * are written (a few MB per import), where copying the served file costs a pass over all of it (at
+ * a million decks, 4 s to copy 1.17 GB and 2.4 s to remove a file that size, measured under load).
+ * So `--cache-dir` holds two decks files. Otherwise the served file is copied and patched, or the
  * part downloaded whole (part-fetch.ts).
  */
 export class DecksFiles {

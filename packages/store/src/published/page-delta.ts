@@ -6,9 +6,9 @@ import { deltaObjects, type DeltaRef, type StorePart } from './layout.ts';
 import { PartChecksumError } from './parts.ts';
 
 /**
- * Page deltas of a part file (issue 20): the pages of a SQLite file that differ from the file
- * before, cut in pieces of at most DELTA_PIECE_BYTES, each stored as its own content-addressed
- * object. A piece is
+ * Page deltas of a part file (a deck change costs what changed): the pages of a SQLite file that
+ * differ from the file before, cut in pieces of at most DELTA_PIECE_BYTES, each stored as its own
+ * content-addressed object. A piece is
  *
  *   'SDPDELT1' | page size (u32 LE) | page count n (u32 LE) | size of the resulting file (u64 LE)
  *   | n page numbers (u32 LE, 0-based) | n pages

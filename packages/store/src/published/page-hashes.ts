@@ -7,7 +7,7 @@ import { readFully, spoolDeltas } from './page-delta.ts';
 import { PartChecksumError } from './parts.ts';
 
 /**
- * Page hashes (issue 20): the SHA-256 of every page of a part file, 32 bytes each, in order; and
+ * Page hashes (for deck deltas): the SHA-256 of every page of a part file, 32 bytes each, in order; and
  * their root, the SHA-256 of them all. The manifest names the root of each decks part. A gateway
  * keeps the page hashes of the file it serves (computed once from a file that matched its SHA-256),
  * so a delta is applied without reading the file: the served file is copied by the kernel

@@ -6,10 +6,11 @@ import { pageHashesOf, pageRoot, patchCopy } from './page-hashes.ts';
 import { downloadPart, tempName } from './parts.ts';
 
 /**
- * Getting a part file to disk with the fewest bytes (issue 20): from a file already held (the
- * gateway's current decks), by applying only the deltas it lacks (with page hashes, without
- * reading the file: page-hashes.ts); otherwise whole (the base file's segments, then every delta). Either way every object is checked against its
- * SHA-256 and the file made against the part's, and nothing is left at `file` on failure.
+ * Getting a part file to disk with the fewest bytes (a deck change costs what changed): from a file
+ * already held (the gateway's current decks), by applying only the deltas it lacks (with page
+ * hashes, without reading the file: page-hashes.ts); otherwise whole (the base file's segments,
+ * then every delta). Either way every object is checked against its SHA-256 and the file made
+ * against the part's, and nothing is left at `file` on failure.
  */
 
 /** The deltas that turn the file `have` (a part's SHA-256) into `ref`, or null when there is no such path. */
