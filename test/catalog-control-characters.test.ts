@@ -80,6 +80,16 @@ describe('snapdeck build refuses control characters in card names', () => {
     expect(await entries(out)).toEqual([]);
   });
 
+  it('U+2028 and U+2029 in text that is not a name (an effect) still build: a catalog line ends at \\n only', async () => {
+    // JSON.stringify leaves both unescaped; node:readline (Node 24 and later) would end a line there.
+    const { catalog } = await catalogWith('separators-ok', 'gundam', new Map([[2, (card) => (card.effect = 'Deploy\u2028Draw 1\u2029Attack')]]));
+    expect(await readFile(join(catalog, 'gundam.jsonl'), 'utf8')).toMatch(/\u2028Draw 1\u2029/);
+    const out = join(dir, 'out-separators-ok');
+    const run = await runCli(['build', '--catalog', catalog, '--out', out, '--game', 'gundam']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(await entries(out)).toContain('gundam');
+  });
+
   it('odd but printable Unicode in a name still builds', async () => {
     const { catalog } = await catalogWith('odd-ok', 'gundam', new Map([[2, (card) => (card.name = 'Ζάκου\u00a0II — 😀 ﻿e\u0301')]]));
     const out = join(dir, 'out-odd-ok');

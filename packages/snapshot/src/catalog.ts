@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { OperatorError, CARD_ID_PATTERN, CARD_MODELS, findGame, type GameSlug } from '@snapdeck/contract';
 
 /** One problem with one line of a catalog file, in the form an operator can act on. */
@@ -41,6 +40,22 @@ export interface CatalogEntry {
 const MAX_REPORTED = 20;
 
 /**
+ * The lines of a JSON Lines file, streamed: split at \n only (a \r before it is dropped). Not
+ * node:readline, which since Node 24 also ends a line at U+2028 and U+2029: JSON.stringify leaves
+ * those unescaped inside strings, so a card whose text holds one would be cut in two.
+ */
+async function* jsonLines(file: string): AsyncGenerator<string> {
+  const line = (text: string) => (text.endsWith('\r') ? text.slice(0, -1) : text);
+  let rest = '';
+  for await (const chunk of createReadStream(file, 'utf8') as AsyncIterable<string>) {
+    const parts = (rest + chunk).split('\n');
+    rest = parts.pop()!;
+    for (const part of parts) yield line(part);
+  }
+  if (rest !== '') yield line(rest);
+}
+
+/**
  * Reads `<slug>.jsonl`, validating every line against the game's card schema. Returns the entries
  * in serving order (by id) or throws CatalogInvalidError naming up to 20 bad lines.
  */
@@ -56,9 +71,8 @@ export async function readCatalog(file: string, game: GameSlug, onLine?: (line: 
     if (problems.length < MAX_REPORTED) problems.push({ file, game, line, cardId, field, reason });
   };
 
-  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
   let lineNumber = 0;
-  for await (const text of lines) {
+  for await (const text of jsonLines(file)) {
     lineNumber += 1;
     onLine?.(lineNumber);
     if (text.trim() === '') continue;
