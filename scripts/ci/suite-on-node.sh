@@ -4,8 +4,9 @@
 # this checkout's HEAD: git clone into a temporary folder with `shared` beside it (a symlink to
 # this checkout's ../shared, where the tests read ../shared/data/raw), Node from
 # scripts/ci/ensure-node.sh first on PATH (node, npm and npx are VERSION), native addons
-# (better-sqlite3, msgpackr-extract) compiled against that Node's own headers
-# (npm_config_nodedir). Prints one timing line per phase; the first failing phase fails the run.
+# (better-sqlite3, msgpackr-extract) compiled against that Node's own headers (npm_config_nodedir),
+# or against the release that scripts/ci/node-versions names with `headers=` on VERSION's line.
+# Prints one timing line per phase; the first failing phase fails the run.
 # The clone is removed at the end unless SNAPDECK_KEEP_CLONE=1 (kept on failure too, for a look).
 set -euo pipefail
 
@@ -16,12 +17,20 @@ TAG="suite-on-node $VERSION"
 START=$SECONDS
 
 NODE_DIR="$(bash "$HERE/ensure-node.sh" "$VERSION")"
+# The headers addons are built against: VERSION's own unless its line in node-versions says otherwise.
+HEADERS="$(awk -v v="$VERSION" '$1 == v { for (i = 2; i <= NF; i++) if ($i ~ /^headers=/) { sub(/^headers=/, "", $i); print $i } }' "$HERE/node-versions")"
+if [ -n "$HEADERS" ]; then
+  [ "${HEADERS%%.*}" = "${VERSION%%.*}" ] || { echo "$TAG: headers=$HEADERS is not on the $VERSION line" >&2; exit 1; }
+  HEADERS_DIR="$(bash "$HERE/ensure-node.sh" "$HEADERS")"
+else
+  HEADERS_DIR="$NODE_DIR"
+fi
 
 # Nothing from an outer npm (npm run …) may point the suite at another node or npm.
 while IFS= read -r name; do unset "$name"; done < <(env | sed -n 's/^\(npm_[A-Za-z0-9_]*\)=.*/\1/p')
 unset NODE NODE_OPTIONS
 export PATH="$NODE_DIR/bin:$PATH"
-export npm_config_nodedir="$NODE_DIR"
+export npm_config_nodedir="$HEADERS_DIR"
 hash -r
 
 [ "$(node --version)" = "v$VERSION" ] || { echo "$TAG: node on PATH is $(node --version), not v$VERSION" >&2; exit 1; }
@@ -56,9 +65,12 @@ phase() {
   echo "$TAG: $name: $((SECONDS - began)) s"
 }
 
-# The addons must load in this node (a binary built for another ABI would not); says which
-# binary each one loaded.
+# The addons must load in this node (a binary built for another ABI would not), and a Database
+# dropped unclosed must not abort the process when V8 collects it (it does, deterministically,
+# with better-sqlite3 12 built against Node 24.19.0+ headers: see node-versions); says which
+# binary each one loaded and which headers better-sqlite3 was built against.
 check_addons() {
+  grep -h '"nodedir"' node_modules/better-sqlite3/build/config.gypi 2>/dev/null | sed 's/^ */better-sqlite3 built with /' || true
   node -e "
     const Database = require('better-sqlite3');
     new Database(':memory:').prepare('select 1').get();
