@@ -1,0 +1,191 @@
+/**
+ * The gateway's per-request cost, answer by answer. Each row is the requests/s of `snapdeck
+ * serve` as an operator runs it (access log at info to a file, metrics, quota, key auth) over the
+ * requests/s of a bare node:http server sending the very same bytes from memory (status, headers
+ * and body captured from the gateway, lib/bare-server.ts), measured in the same run: servers
+ * pinned to core 0 and wrk (1 thread, 50 connections) to core 1 where taskset exists, the two
+ * alternating round by round; the ratio is the median of the rounds' ratios, shown with its
+ * spread (min–max) and each side's median requests/s.
+ *
+ * Two rows are not against the bare server: one card with quotas counted in Redis (a
+ * redis-server of this script's, pinned with wrk, standing for another host) against the same
+ * gateway counting in-process; and the gateway's RSS after every run against `--base-rss`.
+ *
+ * The access-log file is counted after each row: a gateway that answered N requests wrote at
+ * least N lines (wrk does not count the requests in flight when it stops, the gateway does).
+ *
+ * Usage: npm run bench:hotpath [-- --rounds 5 --seconds 4 --only card --base-rss 120]
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { capture, prepareFixture, startLoggedGateway } from './lib/hotpath-setup.ts';
+import { freePort, rssMB } from './lib/process.ts';
+import { PINNING, ensureWrk, pinClient, pinServer, runWrk, type WrkResult } from './lib/wrk.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cli = join(root, 'packages', 'cli', 'bin', 'snapdeck.js');
+const { values: options } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '4' },
+    only: { type: 'string' },
+    'base-rss': { type: 'string' },
+    'skip-redis': { type: 'boolean', default: false },
+  },
+});
+const rounds = Number(options.rounds);
+const seconds = Number(options.seconds);
+if (!Number.isInteger(rounds) || rounds < 1 || !Number.isInteger(seconds) || seconds < 1) throw new Error('--rounds and --seconds take whole numbers of 1 or more');
+const baseRss = options['base-rss'] === undefined ? null : Number(options['base-rss']);
+const CONNECTIONS = 50;
+
+const work = await mkdtemp(join(tmpdir(), 'snapdeck-bench-hotpath-'));
+const children: ChildProcess[] = [];
+process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+
+ensureWrk();
+console.log(`snapdeck hot path — ${new Date().toISOString()}, node ${process.version}, wrk ${CONNECTIONS} connections, ${rounds} alternating rounds of ${seconds} s, ${PINNING}`);
+const fixture = await prepareFixture(cli, work);
+const gateway = await startLoggedGateway(cli, fixture, await freePort(), join(work, 'access.log'));
+children.push(gateway.process);
+const keyed = { 'X-API-Key': fixture.key };
+
+/** One answer to measure: a request, and what it is held to. */
+interface Scenario {
+  label: string;
+  url: string;
+  headers: Record<string, string>;
+  target: number;
+  post?: string;
+}
+
+const base = gateway.base;
+const firstPage = async (hitsPerPage: number) =>
+  JSON.parse((await capture(`${base}/games/digimon/cards?hitsPerPage=${hitsPerPage}`, { headers: { ...keyed, 'Accept-Encoding': 'identity' } })).body.toString()) as {
+    data: { hits: { id: string }[]; cursor: string };
+  };
+/** The second page of a walk (reached by cursor, like a partner's). */
+const secondPage = async (hitsPerPage: number) => `${base}/games/digimon/cards?hitsPerPage=${hitsPerPage}&cursor=${encodeURIComponent((await firstPage(hitsPerPage)).data.cursor)}`;
+const cardUrl = `${base}/games/digimon/cards/${(await firstPage(1)).data.hits[0]!.id}`;
+const detailsBody = JSON.stringify({ ids: fixture.deckIds });
+
+const scenarios = ([
+  { label: 'one card by id, identity', url: cardUrl, headers: { ...keyed, 'Accept-Encoding': 'identity' }, target: 0.5 },
+  { label: 'one card by id, br', url: cardUrl, headers: { ...keyed, 'Accept-Encoding': 'gzip, deflate, br' }, target: 0.5 },
+  { label: 'GET /v1/games', url: `${base}/games`, headers: { ...keyed, 'Accept-Encoding': 'identity' }, target: 0.5 },
+  { label: 'GET /v1/decks/{deckId} (json)', url: `${base}/decks/${fixture.deckIds[0]}`, headers: { 'Accept-Encoding': 'identity' }, target: 0.5 },
+  { label: 'POST /v1/decks/details (10 ids)', url: `${base}/decks/details`, headers: { ...keyed, 'Content-Type': 'application/json' }, target: 0.5, post: detailsBody },
+  { label: 'card page hitsPerPage=100 (pre-rendered), identity', url: await secondPage(100), headers: { ...keyed, 'Accept-Encoding': 'identity' }, target: 0.8 },
+  { label: 'card page hitsPerPage=37 (rendered per request), identity', url: await secondPage(37), headers: { ...keyed, 'Accept-Encoding': 'identity' }, target: 0.6 },
+  { label: 'card page hitsPerPage=1000, identity', url: await secondPage(1000), headers: { ...keyed, 'Accept-Encoding': 'identity' }, target: 0.95 },
+] as Scenario[]).filter((s) => options.only === undefined || s.label.includes(options.only));
+
+/** A wrk Lua script sending `body` as a JSON POST. */
+async function postScript(body: string): Promise<string> {
+  const file = join(work, `post-${Math.random().toString(36).slice(2)}.lua`);
+  await writeFile(file, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\n`);
+  return file;
+}
+
+/** lib/bare-server.ts on a free port replaying `body` with `headers`, pinned like the gateway. */
+async function startBare(body: Buffer, headers: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const bodyFile = join(work, `body-${port}`);
+  await writeFile(bodyFile, body);
+  await writeFile(`${bodyFile}.headers.json`, JSON.stringify(headers));
+  const child = fork(join(root, 'scripts', 'bench', 'lib', 'bare-server.ts'), [String(port), bodyFile, `${bodyFile}.headers.json`], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  children.push(child);
+  pinServer(child.pid);
+  await once(child, 'message');
+  return { child, url: `http://127.0.0.1:${port}/` };
+}
+
+interface Side {
+  url: string;
+  headers: Record<string, string>;
+  script?: string;
+}
+
+interface Measured {
+  a: number[];
+  b: number[];
+  ratios: number[];
+}
+
+/** A 2-s warm-up of each, then `rounds` rounds of a then b; every answer must be a 2xx. */
+function alternate(label: string, a: Side, b: Side): Measured {
+  const wrk = (side: Side, s: number): WrkResult => {
+    const result = runWrk(side.url, { connections: CONNECTIONS, seconds: s, headers: side.headers, script: side.script });
+    if (result.non2xx > 0) throw new Error(`${label}: ${result.non2xx} answers were not 2xx from ${side.url}`);
+    return result;
+  };
+  wrk(a, 2);
+  wrk(b, 2);
+  const measured: Measured = { a: [], b: [], ratios: [] };
+  for (let round = 0; round < rounds; round++) {
+    const ra = wrk(a, seconds).requestsPerSecond;
+    const rb = wrk(b, seconds).requestsPerSecond;
+    measured.a.push(ra);
+    measured.b.push(rb);
+    measured.ratios.push(ra / rb);
+  }
+  return measured;
+}
+
+const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+const spread = (values: number[], digits: number) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
+const rate = (values: number[]) => `${median(values).toFixed(0)} (${spread(values, 0)})`;
+const rows: string[] = [];
+const row = (label: string, m: Measured, versus: string, target: number) => {
+  const ratio = median(m.ratios);
+  rows.push(`| ${label} | ${rate(m.a)} | ${versus}: ${rate(m.b)} | ${ratio.toFixed(2)} (${spread(m.ratios, 2)}) | ≥ ${target} ${ratio >= target ? 'ok' : 'MISSED'} |`);
+};
+
+for (const scenario of scenarios) {
+  const answer = await capture(scenario.url, { method: scenario.post ? 'POST' : 'GET', headers: scenario.headers, body: scenario.post });
+  if (answer.status !== 200) throw new Error(`${scenario.label}: the gateway answered ${answer.status}: ${answer.body.toString().slice(0, 200)}`);
+  const bare = await startBare(answer.body, answer.headers);
+  const script = scenario.post ? await postScript(scenario.post) : undefined;
+  gateway.takeLines();
+  const m = alternate(scenario.label, { url: scenario.url, headers: scenario.headers, script }, { url: bare.url, headers: scenario.headers, script });
+  const logged = gateway.takeLines();
+  const answered = m.a.reduce((sum, r) => sum + r * seconds, 0);
+  if (logged < answered * 0.99) throw new Error(`${scenario.label}: ${logged} access-log lines for about ${answered.toFixed(0)} requests`);
+  bare.child.kill();
+  row(`${scenario.label} (${(answer.body.length / 1024).toFixed(1)} KiB)`, m, 'bare', scenario.target);
+  console.error(`measured: ${scenario.label}`);
+}
+
+if (!options['skip-redis'] && (options.only === undefined || options.only === 'redis')) {
+  const redisPort = await freePort();
+  const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], { stdio: 'ignore' });
+  children.push(redis);
+  pinClient(redis.pid); // another host's work: off the gateways' core
+  const shared = await startLoggedGateway(cli, fixture, await freePort(), join(work, 'access-redis.log'), ['--redis', `redis://127.0.0.1:${redisPort}`]);
+  children.push(shared.process);
+  const path = new URL(cardUrl).pathname;
+  const headers = { ...keyed, 'Accept-Encoding': 'identity' };
+  const m = alternate('redis', { url: `${shared.base.replace(/\/v1$/, '')}${path}`, headers }, { url: cardUrl, headers });
+  row('one card by id, identity, --redis quotas', m, 'in-process quotas', 0.7);
+  shared.process.kill('SIGTERM');
+  redis.kill();
+}
+
+const memory = rssMB(gateway.process.pid!);
+gateway.process.kill('SIGTERM');
+await once(gateway.process, 'exit');
+
+console.log('\n| answer | gateway req/s, median (min–max) | baseline req/s | ratio, median (min–max) | target |');
+console.log('|---|---:|---:|---:|---|');
+for (const line of rows) console.log(line);
+const rssVerdict = baseRss === null ? 'no --base-rss given' : `${(memory.rss / baseRss).toFixed(2)}× of ${baseRss} MB, target ≤ 1.1× ${memory.rss <= baseRss * 1.1 ? 'ok' : 'MISSED'}`;
+console.log(`\ngateway RSS after the runs: ${memory.rss.toFixed(0)} MB (peak ${memory.peak.toFixed(0)} MB); ${rssVerdict}`);
+const load = (await import('node:os')).loadavg();
+console.log(`load average at the end (1/5/15 min): ${load.map((l) => l.toFixed(1)).join(' / ')}`);
+await rm(work, { recursive: true, force: true });
+process.exit(0);
