@@ -68,7 +68,7 @@ describe('GET /search', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(page.headers.get('content-security-policy')).toContain("connect-src 'self'");
-    for (const asset of ['/search/app.js', '/search/app.css']) {
+    for (const asset of ['/search/app.js', '/search/engine.js', '/search/app.css']) {
       const r = await fetch(`${gateway.url}${asset}`, { headers: { 'Accept-Encoding': 'br' } });
       expect(r.status, asset).toBe(200);
       expect(r.headers.get('content-encoding'), asset).toBe('br');

@@ -4,16 +4,20 @@
  * immutable files, ETag/304, brotli/gzip for text), searched from Node by @snapdeck/client, kept
  * while its version is and removed by gc with it.
  */
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS, GAMES, SEARCH_FIELDS, SEARCH_MODULE_SHA256, SEARCH_PATHS, facetValues } from '@snapdeck/contract';
-import { SnapdeckClient } from '@snapdeck/client';
-import { FsDriver, build, collectGarbage, layout, listSizes, readPointer } from '@snapdeck/snapshot';
+import { ERRORS, GAMES, SEARCH_ENGINE, SEARCH_ENTRY_MODULE, SEARCH_FIELDS, SEARCH_FUZZY_ENGINE, SEARCH_FUZZY_MODULE, SEARCH_MODULE_SHA256, SEARCH_PATHS, facetValues } from '@snapdeck/contract';
+import { SearchIntegrityError, SnapdeckClient, SnapdeckError } from '@snapdeck/client';
+import { FsDriver, SEARCH_TABLE_FILE, build, collectGarbage, decodeSearchTable, layout, listSizes, readPointer } from '@snapdeck/snapshot';
 import { startGateway, type RunningGateway } from '@snapdeck/gateway';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
 import { getJson, tempDir, waitFor } from './helpers/harness.ts';
 import { scannedLog } from './helpers/secret-scan.ts';
 
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const COUNTS = { digimon: 60, gundam: 30, 'grand-archive': 30, 'chrono-core': 20 } as const;
 const digimon = GAMES.find((g) => g.slug === 'digimon')!;
 
@@ -35,6 +39,9 @@ afterAll(async () => {
   await gateway?.close();
   await cleanup?.();
 });
+
+/** The path of every file a version's index holds, as its search table lists them. */
+const searchFileNames = async (game: string, version: string) => decodeSearchTable((await storage.get(layout.file(game, version, SEARCH_TABLE_FILE)))!.body).files.map((file) => file.path);
 
 const descriptorOf = async (name: string) => getJson(`${gateway.url}${SEARCH_PATHS.descriptor(name)}`);
 
@@ -159,23 +166,46 @@ describe('@snapdeck/client searchCards and searchIndex', () => {
     }
   });
 
-  it('runs no engine module but the one the contract pins: a changed pagefind.js or minisearch.js is refused, never run', async () => {
+  it('runs no engine file but the one the contract pins: a changed pagefind.js, WebAssembly or minisearch.js is refused, never run', async () => {
     const g = globalThis as { tamperedModuleRan?: boolean };
-    for (const module of Object.keys(SEARCH_MODULE_SHA256)) {
-      // Anything between the client and the index (a CDN, a proxy) serving other code for the module.
+    // Node starts no web worker: the browser's are in search-pinned.test.ts.
+    for (const file of [SEARCH_ENTRY_MODULE, 'wasm.en.pagefind', SEARCH_FUZZY_MODULE]) {
+      // Anything between the client and the index (a CDN, a proxy) serving other code for the file.
       const tampering: typeof fetch = async (input, init) => {
         const response = await fetch(input, init);
-        if (!String(input).endsWith(`/${module}`)) return response;
+        if (!String(input).endsWith(`/${file}`)) return response;
         return new Response(`globalThis.tamperedModuleRan = true;\n${await response.text()}`, { status: 200 });
       };
       const client = new SnapdeckClient({ baseUrl: `${gateway.url}/v1`, fetch: tampering });
       // A query with a typo loads the fuzzy name matcher too.
-      await expect(client.searchCards('digimon', 'zzqxv', { limit: 1 }), module).rejects.toThrow(`the search engine module ${gateway.url}`);
-      expect(g.tamperedModuleRan, module).toBeUndefined();
+      const refused = await client.searchCards('digimon', 'zzqxv', { limit: 1 }).catch((error: unknown) => error);
+      expect(refused, file).toBeInstanceOf(SearchIntegrityError);
+      expect(refused, file).toBeInstanceOf(SnapdeckError);
+      expect(refused, file).toMatchObject({ error: 'Search engine file mismatch', method: 'GET', url: expect.stringMatching(new RegExp(`^${gateway.url}/v1/search/.+/${file.replaceAll('.', '[.]')}$`)) });
+      expect((refused as SearchIntegrityError).detail, file).toContain(`expected ${SEARCH_MODULE_SHA256[file as keyof typeof SEARCH_MODULE_SHA256]}`);
+      expect(g.tamperedModuleRan, file).toBeUndefined();
     }
     // The same client untampered searches (the check is not what fails).
     const plain = new SnapdeckClient({ baseUrl: `${gateway.url}/v1` });
     expect((await plain.searchCards('digimon', 'zzqxv', { limit: 1 })).version).toMatch(/./);
+  });
+
+  it('pins exactly the code files the build emits, from the engines package.json pins', async () => {
+    const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(manifest.dependencies[SEARCH_ENGINE.name]).toBe(SEARCH_ENGINE.version);
+    expect(manifest.dependencies[SEARCH_FUZZY_ENGINE.name]).toBe(SEARCH_FUZZY_ENGINE.version);
+    const base = `${gateway.url}${(await descriptorOf(digimon.searchIndexName)).body.data.baseUrl}`;
+    const emitted = new Map<string, string>();
+    for (const file of Object.keys(SEARCH_MODULE_SHA256)) {
+      const response = await fetch(`${base}${file}`, { headers: { 'Accept-Encoding': 'identity' } });
+      expect(response.status, file).toBe(200);
+      emitted.set(file, createHash('sha256').update(Buffer.from(await response.arrayBuffer())).digest('hex'));
+    }
+    expect(Object.fromEntries(emitted)).toEqual(SEARCH_MODULE_SHA256);
+    // Every file of an index that runs as code is pinned: its scripts and its WebAssembly.
+    const { version } = (await readPointer(storage, layout.pointer('digimon')))!;
+    const code = (await searchFileNames('digimon', version)).filter((path) => /\.(?:js|mjs|wasm|pagefind)$/.test(path));
+    expect(code.sort()).toEqual(Object.keys(SEARCH_MODULE_SHA256).sort());
   });
 
   it('keeps serving version A to a client that opened it while a rebuild publishes B; gc removes A with its version', async () => {

@@ -61,6 +61,13 @@ export class RateLimitError extends SnapdeckError {}
 export class ServerError extends SnapdeckError {}
 /** No response at all (connection refused or reset, timeout) once the retries are used up. */
 export class ConnectionError extends SnapdeckError {}
+/**
+ * `Search engine file mismatch`: a file of a search index that runs as code (the engine's
+ * modules, its web worker, its WebAssembly) is not the bytes the contract pins. Refused before any
+ * of the engine runs; `url` is the file, `detail` its SHA-256 and the pinned one. Whatever serves
+ * it (a proxy, a CDN) changed it, or the index was built with another engine than this client's.
+ */
+export class SearchIntegrityError extends SnapdeckError {}
 
 /** The error for a response, by status (and, for 400, the documented string). */
 export function errorFor(init: SnapdeckErrorInit): SnapdeckError {

@@ -1,6 +1,7 @@
 import type { GameSlug, SearchDescriptor } from '@snapdeck/contract';
-import { ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, textHasWords, nameIs, exactName, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_MODULE_SHA256, SEARCH_NAMES_FILE, SEARCH_PATHS, compactId } from '@snapdeck/contract/search';
-import { NotFoundError } from './errors.ts';
+import { ID_LIKE_QUERY, textHasWords, nameIs, exactName, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_NAMES_FILE, SEARCH_PATHS, compactId } from '@snapdeck/contract/search';
+import { importPinnedModule, openPinnedEngine, type SearchFilesOptions } from '@snapdeck/contract/search-engine';
+import { NotFoundError, SearchIntegrityError } from './errors.ts';
 import type { GameHits } from './types.ts';
 
 export interface SearchOptions {
@@ -41,52 +42,22 @@ interface Pagefind {
 interface Fuzzy { search(query: string, options: Record<string, unknown>): Array<{ id: number; score: number }> }
 type FuzzyConstructor = new (options: Record<string, unknown>) => Fuzzy & { addAll(docs: Array<{ id: number; name: string }>): void };
 
-/** Lower-case hex SHA-256 of a text's UTF-8 bytes (Web Crypto: Node 20 and browsers' secure contexts). */
-async function sha256Hex(text: string): Promise<string> {
-  const subtle = globalThis.crypto?.subtle;
-  if (subtle === undefined) throw new Error('searching needs Web Crypto (crypto.subtle) to check the engine it downloads: use a secure context (https or localhost)');
-  const digest = new Uint8Array(await subtle.digest('SHA-256', new TextEncoder().encode(text)));
-  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
-}
+/** The global fetch, looked up at each call: one function, so that clients without a `fetch` option share engines. */
+const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
 
 /**
- * The `fetch` options of clients that opened an index, by id. Pagefind's module fetches the
- * index's files with the global `fetch`; imported from text, it gets a first line of ours that
- * declares a module-level `fetch` calling the client's own (a proxy agent, instrumentation), found
- * here by the id written into that line. One entry, and one engine instance per version, for each
- * distinct function given as `fetch` (pass the same one to every client); none for clients
- * without it, which share one engine instance per version as before.
+ * How the engine's files are fetched and refused (search-engine.ts in the contract runs the
+ * engine only from the pinned bytes): with the client's `fetch` option when given, else the
+ * global fetch. A file whose bytes are not the pinned ones is a SearchIntegrityError.
  */
-const CLIENT_FETCHES = Symbol.for('@snapdeck/client search fetch');
-const fetchIds = new WeakMap<typeof fetch, string>();
-
-function clientFetchLine(fetchFn: typeof fetch): string {
-  const registry = ((globalThis as { [CLIENT_FETCHES]?: Map<string, typeof fetch> })[CLIENT_FETCHES] ??= new Map());
-  let id = fetchIds.get(fetchFn);
-  if (id === undefined) {
-    id = String(registry.size + 1);
-    fetchIds.set(fetchFn, id);
-    registry.set(id, fetchFn);
-  }
-  return `const fetch = (input, init) => globalThis[Symbol.for(${JSON.stringify(CLIENT_FETCHES.description)})].get(${JSON.stringify(id)})(input, init);\n`;
-}
-
-/**
- * An engine module of the index (SEARCH_MODULE_SHA256 names which), run only when its bytes are
- * the ones the contract pins: code downloaded from a gateway or a CDN never runs here otherwise.
- * It is imported from its verified text, not its URL (Node imports no http(s) URL; a browser
- * would fetch it again), after `firstLine` (ours, not downloaded). The base URL rides along in a
- * comment: each opened index gets its own instance of the engine (the engine keeps its state in
- * the module), one per client fetch too.
- */
-async function importEngine<T>(module: keyof typeof SEARCH_MODULE_SHA256, baseUrl: string, fetchText: (url: string) => Promise<string>, firstLine = ''): Promise<T> {
-  const url = new URL(module, baseUrl).href;
-  const code = await fetchText(url);
-  const digest = await sha256Hex(code);
-  if (digest !== SEARCH_MODULE_SHA256[module]) {
-    throw new Error(`the search engine module ${url} is not the one this client runs (sha256 ${digest}, expected ${SEARCH_MODULE_SHA256[module]}): upgrade @snapdeck/client, or check what serves that URL`);
-  }
-  return import(/* @vite-ignore */ `data:text/javascript;charset=utf-8,${encodeURIComponent(`${firstLine}${code}\n// ${baseUrl}\n`)}`) as Promise<T>;
+function engineFiles(givenFetch: typeof fetch | undefined): SearchFilesOptions {
+  return {
+    fetch: givenFetch ?? globalFetch,
+    refuse: (kind, url, status, detail) =>
+      kind === 'pin'
+        ? new SearchIntegrityError({ status, error: 'Search engine file mismatch', detail: `${detail}: this client runs only the engine the contract pins; upgrade @snapdeck/client, or check what serves that URL`, method: 'GET', url })
+        : new NotFoundError({ status, error: 'Search index not found', detail, method: 'GET', url }),
+  };
 }
 
 const DEFAULT_LIMIT = 10;
@@ -108,6 +79,7 @@ export class SearchIndex<G extends GameSlug> {
     readonly baseUrl: string,
     private readonly engine: Pagefind,
     private readonly fetchText: (url: string) => Promise<string>,
+    private readonly files: SearchFilesOptions,
   ) {}
 
   /** The version this index is of. */
@@ -122,10 +94,11 @@ export class SearchIndex<G extends GameSlug> {
       if (!response.ok) throw new NotFoundError({ status: response.status, error: 'Search index not found', method: 'GET', url });
       return response.text();
     };
-    const engine = await importEngine<Pagefind>(SEARCH_ENTRY_MODULE, baseUrl, fetchText, givenFetch === undefined ? '' : clientFetchLine(givenFetch));
+    const files = engineFiles(givenFetch);
+    const engine = await openPinnedEngine<Pagefind>(baseUrl, files);
     await engine.options({ basePath: baseUrl, baseUrl: '/' });
     await engine.init();
-    return new SearchIndex(game, descriptor, baseUrl, engine, fetchText);
+    return new SearchIndex(game, descriptor, baseUrl, engine, fetchText, files);
   }
 
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult<GameHits[G]>> {
@@ -172,7 +145,7 @@ export class SearchIndex<G extends GameSlug> {
   private async closestName(term: string): Promise<string | null> {
     this.fuzzy ??= (async () => {
       const [engine, namesText] = await Promise.all([
-        importEngine<{ default: FuzzyConstructor }>(SEARCH_FUZZY_MODULE, this.baseUrl, this.fetchText),
+        importPinnedModule<{ default: FuzzyConstructor }>(SEARCH_FUZZY_MODULE, this.baseUrl, this.files),
         this.fetchText(new URL(SEARCH_NAMES_FILE, this.baseUrl).href),
       ]);
       const MiniSearch = engine.default;

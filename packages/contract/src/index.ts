@@ -11,4 +11,5 @@ export * from './operator-defaults.ts';
 export * from './client-header.ts';
 export * from './changes.ts';
 export * from './search.ts';
+export * from './search-engine.ts';
 export * from './search-schema.ts';

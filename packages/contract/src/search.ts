@@ -121,15 +121,30 @@ export const SEARCH_NAMES_FILE = 'names.json';
 export const SEARCH_FUZZY_MODULE = 'minisearch.js';
 /** The engine's entry module, relative to a version's base URL. */
 export const SEARCH_ENTRY_MODULE = 'pagefind.js';
+/** The engine's web worker (a classic script): browsers run the engine in it. */
+export const SEARCH_WORKER_SCRIPT = 'pagefind-worker.js';
+/** The engine's entry file: the index's languages, and the WebAssembly each one runs (`wasm.<name>.pagefind`). */
+export const SEARCH_ENGINE_ENTRY = 'pagefind-entry.json';
+/** The engine's WebAssembly (gzipped): the build indexes English; `unknown` is the engine's build for any other language. */
+export const SEARCH_WASM_FILES = ['wasm.en.pagefind', 'wasm.unknown.pagefind'] as const;
+
+/** Every file of an index that runs as code: its ES modules, the worker script and the WebAssembly. */
+export type SearchCodeFile = typeof SEARCH_ENTRY_MODULE | typeof SEARCH_FUZZY_MODULE | typeof SEARCH_WORKER_SCRIPT | (typeof SEARCH_WASM_FILES)[number];
 
 /**
- * The SHA-256 of each engine module an index ships, for the engine versions pinned above. A
- * client runs a module only when its bytes hash to this (@snapdeck/client checks before it
- * imports): code that a gateway, a CDN or anything between them serves runs in a partner's
- * process only if it is the engine this contract names. The build refuses to publish others.
+ * The SHA-256 of each file of an index that runs as code, for the engine versions pinned above
+ * (the bytes `pagefind` 1.6.0 and `minisearch` 7.2.0 write, whatever the cards). A client runs
+ * one only when its bytes hash to this, checked before it runs (search-engine.ts, used by
+ * @snapdeck/client and the /search page alike, in Node and in browsers): code that a gateway, a
+ * CDN or anything between them serves runs in a partner's process or page only if it is the
+ * engine this contract names. The build refuses to publish others. Upgrading an engine means
+ * updating these with it.
  */
-export const SEARCH_MODULE_SHA256: Readonly<Record<typeof SEARCH_ENTRY_MODULE | typeof SEARCH_FUZZY_MODULE, string>> = {
+export const SEARCH_MODULE_SHA256: Readonly<Record<SearchCodeFile, string>> = {
   [SEARCH_ENTRY_MODULE]: '02746cc529f88f853275720dcb1c2b6a18b0c7a92b73fae82ca2738e64500bcd',
+  [SEARCH_WORKER_SCRIPT]: '78115e3651f11d29f03a1f3eb2776a7901c22532bdfa23b7ae73c693c0867bda',
+  'wasm.en.pagefind': 'ccf429efc12b42cf2131ebe40fab328559bf0091f06c8f8b8b06a117edf4fcaa',
+  'wasm.unknown.pagefind': '7add525659192e7baf940ef743cc052098e5fc45c94462179a59376d5d1bdc74',
   [SEARCH_FUZZY_MODULE]: 'be655f42574cbfc32f7143d8f9ed20d287a98f70d76fe16e7d422918174b5c04',
 };
 

@@ -1,10 +1,12 @@
 /**
- * The /search page's files (routes/search-page.ts serves them): a plain page and one ES module.
+ * The /search page's files (routes/search-page.ts serves them): a plain page and one ES module,
+ * which imports /search/engine.js (the contract's pinned-engine loader, also @snapdeck/client's).
  * The module loads the chosen game's index straight from this gateway (the descriptor, then the
- * engine and its chunks under the descriptor's baseUrl) and runs every query in the browser.
- * Card data is only ever written with textContent, never as HTML.
+ * engine, checked against the pins before any of it runs, and its chunks under the descriptor's
+ * baseUrl) and runs every query in the browser. Card data is only ever written with textContent,
+ * never as HTML.
  */
-import { GAMES, ID_LIKE_QUERY, SEARCH_ENTRY_MODULE, compactId, exactName, textHasWords, nameIs, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract';
+import { GAMES, ID_LIKE_QUERY, compactId, exactName, textHasWords, nameIs, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract';
 
 export const SEARCH_PAGE = `<!doctype html>
 <html lang="en">
@@ -54,8 +56,9 @@ li.hit{background:#fff;border:1px solid #d8dde3;margin:0 0 6px;padding:6px 10px;
 
 const games = GAMES.map((g) => ({ slug: g.slug, displayName: g.displayName, descriptor: SEARCH_PATHS.descriptor(g.searchIndexName) }));
 
-export const SEARCH_APP = `const GAMES = ${JSON.stringify(games)};
-const FILES = ${JSON.stringify({ entry: SEARCH_ENTRY_MODULE, fuzzy: SEARCH_FUZZY_MODULE, names: SEARCH_NAMES_FILE })};
+export const SEARCH_APP = `import { importPinnedModule, openPinnedEngine } from '/search/engine.js';
+const GAMES = ${JSON.stringify(games)};
+const FILES = ${JSON.stringify({ fuzzy: SEARCH_FUZZY_MODULE, names: SEARCH_NAMES_FILE })};
 const ID_LIKE = ${ID_LIKE_QUERY.toString()};
 const compactId = ${compactId.toString()};
 const textHasWords = ${textHasWords.toString()};
@@ -65,6 +68,11 @@ const exactName = ${exactName.toString()};
 const $ = (id) => document.getElementById(id);
 const el = (tag, className, text) => { const node = document.createElement(tag); if (className) node.className = className; if (text !== undefined) node.textContent = text; return node; };
 const opened = new Map();
+// The engine's files: this page's fetch, and what a refused one says.
+const engineFiles = {
+  fetch: (url, init) => fetch(url, init),
+  refuse: (kind, url, status, detail) => new Error(kind === 'pin' ? url + ' is not the engine file this page runs (' + detail + ')' : url + ': ' + detail),
+};
 const state = { game: GAMES[0].slug, filters: {}, run: 0 };
 
 async function openIndex(slug) {
@@ -75,7 +83,7 @@ async function openIndex(slug) {
       if (!response.ok) throw new Error('no search index for ' + game.displayName);
       const descriptor = (await response.json()).data;
       const base = new URL(descriptor.baseUrl, location.href).href;
-      const engine = await import(base + FILES.entry);
+      const engine = await openPinnedEngine(base, engineFiles);
       await engine.options({ basePath: base, baseUrl: '/' });
       await engine.init();
       await engine.filters();
@@ -88,7 +96,7 @@ async function openIndex(slug) {
 
 async function closestName(index, term) {
   index.fuzzy ??= (async () => {
-    const [{ default: MiniSearch }, names] = await Promise.all([import(index.base + FILES.fuzzy), fetch(index.base + FILES.names).then((r) => r.json())]);
+    const [{ default: MiniSearch }, names] = await Promise.all([importPinnedModule(FILES.fuzzy, index.base, engineFiles), fetch(index.base + FILES.names).then((r) => r.json())]);
     const mini = new MiniSearch({ fields: ['name'], searchOptions: { fuzzy: 0.25, prefix: true } });
     mini.addAll(names.map((name, id) => ({ id, name })));
     return { mini, names };

@@ -5,16 +5,19 @@ import { CACHE } from '../http/cache-policy.ts';
 import { sendAs, sendRepresentation, type SendAs } from '../http/response.ts';
 import type { GatewayRoutes } from '../router.ts';
 import { SEARCH_APP, SEARCH_CSS, SEARCH_PAGE } from './search-page-assets.ts';
+import { searchEngineModule } from './search-page-engine.ts';
 
 /**
  * GET /search: card search in the browser, beside /docs and like it outside /v1 and the contract.
- * The page, its script and style come from here, the index from /v1/search; the policy lets the
- * page reach nothing else (the engine runs WebAssembly and a worker, both from this origin).
+ * The page, its scripts and style come from here, the index from /v1/search; the policy lets the
+ * page reach nothing else. The engine's module and worker run from blob: URLs of their verified
+ * bytes (search-engine.ts in the contract), never from their URLs, and its WebAssembly is compiled
+ * from verified bytes: hence `blob:` for scripts, only `blob:` for workers, 'wasm-unsafe-eval'.
  */
 const CSP = [
   "default-src 'none'",
-  "script-src 'self' 'wasm-unsafe-eval'",
-  "worker-src 'self'",
+  "script-src 'self' blob: 'wasm-unsafe-eval'",
+  'worker-src blob:',
   "style-src 'self'",
   "img-src 'self' data:",
   "connect-src 'self'",
@@ -48,4 +51,13 @@ export function searchPageRoutes({ get }: GatewayRoutes): void {
       return sendRepresentation(c, bodies[negotiateEncoding(c)], as);
     });
   }
+  // Made on first use: most gateways never serve the page.
+  let engine: Promise<Record<Encoding, Body>> | undefined;
+  const engineAs = sendAs(JS, CACHE.docs);
+  get('/search/engine.js', async (c) => {
+    const making = (engine ??= searchEngineModule().then(variants));
+    making.catch(() => engine === making && (engine = undefined));
+    c.get('headers')['Content-Security-Policy'] = CSP;
+    return sendRepresentation(c, (await making)[negotiateEncoding(c)], engineAs);
+  });
 }

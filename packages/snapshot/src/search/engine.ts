@@ -45,9 +45,10 @@ function fuzzyModule(): Buffer {
 }
 
 /**
- * Clients run an index's engine modules only when they are the bytes the contract pins
- * (SEARCH_MODULE_SHA256): an index with other ones would be refused by every client, so it is not
- * published. This happens when the installed engines are not the pinned releases.
+ * Clients run an index's code files (the engine's modules, its worker script, its WebAssembly)
+ * only when they are the bytes the contract pins (SEARCH_MODULE_SHA256): an index with other ones
+ * would be refused by every client, so it is not published. This happens when the installed
+ * engines are not the pinned releases.
  */
 async function checkEngineModules(files: readonly SearchFile[]): Promise<void> {
   for (const [path, expected] of Object.entries(SEARCH_MODULE_SHA256)) {
@@ -55,7 +56,7 @@ async function checkEngineModules(files: readonly SearchFile[]): Promise<void> {
     const body = file === undefined ? undefined : 'file' in file.body ? await readFile(file.body.file) : file.body;
     const digest = body === undefined ? 'none' : sha256Hex(body);
     if (digest !== expected) {
-      throw new SearchBuildError(`the search index's ${path} is not the module clients run (sha256 ${digest}, expected ${expected}): install the pinned engines (${SEARCH_ENGINE.name} ${SEARCH_ENGINE.version}, ${SEARCH_FUZZY_ENGINE.name} ${SEARCH_FUZZY_ENGINE.version}) with npm ci`);
+      throw new SearchBuildError(`the search index's ${path} is not the code clients run (sha256 ${digest}, expected ${expected}): install the pinned engines (${SEARCH_ENGINE.name} ${SEARCH_ENGINE.version}, ${SEARCH_FUZZY_ENGINE.name} ${SEARCH_FUZZY_ENGINE.version}) with npm ci`);
     }
   }
 }
