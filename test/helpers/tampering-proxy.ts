@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, request as forward, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -50,8 +51,8 @@ export async function startTamperingProxy(upstream: string, pages: Record<string
         const replaced = proxy.tamper?.(path.split('?')[0]!, body);
         const sent = replaced === undefined ? body : Buffer.from(replaced);
         const responseHeaders = { ...response.headers, 'content-length': String(sent.length) };
-        // Replaced bytes are never revalidated against the original's tag.
-        if (replaced !== undefined) delete responseHeaders.etag;
+        // Replaced bytes get a tag of their own, never the original's.
+        if (replaced !== undefined && responseHeaders.etag !== undefined) responseHeaders.etag = `"${createHash('sha256').update(sent).digest('hex').slice(0, 32)}"`;
         outgoing.writeHead(response.statusCode ?? 502, responseHeaders).end(sent);
       });
     });

@@ -24,7 +24,7 @@ export class SnapdeckClient {
 
   constructor(options: ClientOptions) {
     this.http = new Transport(options);
-    this.searches = new OpenSearchIndexes(this.http);
+    this.searches = new OpenSearchIndexes(this.http, options.searchOrigins ?? []);
   }
 
   private async data<T>(method: 'GET' | 'POST', route: string, query?: Query, body?: unknown): Promise<T> {

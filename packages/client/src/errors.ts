@@ -68,6 +68,12 @@ export class ConnectionError extends SnapdeckError {}
  * it (a proxy, a CDN) changed it, or the index was built with another engine than this client's.
  */
 export class SearchIntegrityError extends SnapdeckError {}
+/**
+ * `Search origin not allowed`: a search descriptor (or a redirect) sent the client to another
+ * origin than its `baseUrl`'s for a version's files, and `searchOrigins` does not name it. Refused
+ * before anything is fetched from there; `url` is where it was sent.
+ */
+export class SearchOriginError extends SnapdeckError {}
 
 /** The error for a response, by status (and, for 400, the documented string). */
 export function errorFor(init: SnapdeckErrorInit): SnapdeckError {

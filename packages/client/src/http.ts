@@ -36,6 +36,13 @@ export interface ClientOptions {
   onRetry?: (event: RetryEvent) => void;
   /** Another fetch (a proxy agent, instrumentation); the global one by default. */
   fetch?: typeof fetch;
+  /**
+   * Origins other than `baseUrl`'s that a game's search descriptor may send the client to for a
+   * version's files (a CDN in front of the gateway): `['https://cdn.partner.example']`, scheme,
+   * host and port only. By default a search fetches files only from `baseUrl`'s origin, and a
+   * descriptor naming any other is a SearchOriginError.
+   */
+  searchOrigins?: readonly string[];
 }
 
 export type Query = Record<string, string | number | undefined>;

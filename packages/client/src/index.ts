@@ -1,7 +1,7 @@
 export { SnapdeckClient } from './client.ts';
 export {
   AuthenticationError, ConnectionError, GoneError, InvalidCursorError, InvalidRequestError, NotFoundError, PermissionError, RateLimitError, SearchIntegrityError,
-  ServerError, SnapdeckError,
+  SearchOriginError, ServerError, SnapdeckError,
 } from './errors.ts';
 export type { ClientOptions, RetryEvent, RetryOptions } from './http.ts';
 export type { WalkOptions, WalkProgress } from './cards.ts';

@@ -1,7 +1,7 @@
 import type { GameSlug, SearchDescriptor } from '@snapdeck/contract';
 import { ID_LIKE_QUERY, textHasWords, nameIs, exactName, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_NAMES_FILE, SEARCH_PATHS, compactId } from '@snapdeck/contract/search';
 import { importPinnedModule, openPinnedEngine, type SearchFilesOptions } from '@snapdeck/contract/search-engine';
-import { NotFoundError, SearchIntegrityError } from './errors.ts';
+import { NotFoundError, SearchIntegrityError, SearchOriginError } from './errors.ts';
 import type { GameHits } from './types.ts';
 
 export interface SearchOptions {
@@ -45,18 +45,35 @@ type FuzzyConstructor = new (options: Record<string, unknown>) => Fuzzy & { addA
 /** The global fetch, looked up at each call: one function, so that clients without a `fetch` option share engines. */
 const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
 
+/** What a search's files may be: from where, fetched how (SearchIndex.open). */
+export interface SearchFilesAccess {
+  /** The client's baseUrl with a trailing slash (a descriptor's baseUrl is resolved against it). */
+  apiBase: string;
+  /** The origins allowed: `apiBase`'s and the `searchOrigins` option's. */
+  origins: readonly string[];
+  /** The client's fetch (its `fetch` option, or the global one). */
+  fetch: typeof fetch;
+  /** The `fetch` option as given. */
+  givenFetch: typeof fetch | undefined;
+}
+
 /**
  * How the engine's files are fetched and refused (search-engine.ts in the contract runs the
- * engine only from the pinned bytes): with the client's `fetch` option when given, else the
- * global fetch. A file whose bytes are not the pinned ones is a SearchIntegrityError.
+ * engine only from the pinned bytes, fetched only from the allowed origins): with the client's
+ * `fetch` option when given, else the global fetch. Another origin is a SearchOriginError, bytes
+ * other than the pinned ones a SearchIntegrityError.
  */
-function engineFiles(givenFetch: typeof fetch | undefined): SearchFilesOptions {
+function engineFiles(access: SearchFilesAccess): SearchFilesOptions {
+  const origin = (url: string) => new URL(url).origin;
   return {
-    fetch: givenFetch ?? globalFetch,
-    refuse: (kind, url, status, detail) =>
-      kind === 'pin'
-        ? new SearchIntegrityError({ status, error: 'Search engine file mismatch', detail: `${detail}: this client runs only the engine the contract pins; upgrade @snapdeck/client, or check what serves that URL`, method: 'GET', url })
-        : new NotFoundError({ status, error: 'Search index not found', detail, method: 'GET', url }),
+    origins: access.origins,
+    fetch: access.givenFetch ?? globalFetch,
+    refuse: (kind, url, status, detail) => {
+      const init = { status, detail, method: 'GET', url };
+      if (kind === 'origin') return new SearchOriginError({ ...init, error: 'Search origin not allowed', detail: `${detail}; to allow it, pass searchOrigins: [${JSON.stringify(origin(url))}]` });
+      if (kind === 'pin') return new SearchIntegrityError({ ...init, error: 'Search engine file mismatch', detail: `${detail}: this client runs only the engine the contract pins; upgrade @snapdeck/client, or check what serves that URL` });
+      return new NotFoundError({ ...init, error: 'Search index not found' });
+    },
   };
 }
 
@@ -87,14 +104,17 @@ export class SearchIndex<G extends GameSlug> {
     return this.descriptor.version;
   }
 
-  static async open<G extends GameSlug>(game: G, descriptor: SearchDescriptor, apiBase: string, fetchFn: typeof fetch, givenFetch?: typeof fetch): Promise<SearchIndex<G>> {
-    const baseUrl = new URL(descriptor.baseUrl, apiBase).href;
+  static async open<G extends GameSlug>(game: G, descriptor: SearchDescriptor, access: SearchFilesAccess): Promise<SearchIndex<G>> {
+    const baseUrl = new URL(descriptor.baseUrl, access.apiBase).href;
+    const files = engineFiles(access);
+    // The index's data files (names.json): from the allowed origins too, redirects included.
     const fetchText = async (url: string): Promise<string> => {
-      const response = await fetchFn(url);
+      const response = await access.fetch(url);
+      const { origin } = new URL(response.redirected && response.url !== '' ? response.url : url);
+      if (!access.origins.includes(origin)) throw files.refuse('origin', response.url || url, response.status, `${origin} is not an origin search files are fetched from (${access.origins.join(', ')})`);
       if (!response.ok) throw new NotFoundError({ status: response.status, error: 'Search index not found', method: 'GET', url });
       return response.text();
     };
-    const files = engineFiles(givenFetch);
     const engine = await openPinnedEngine<Pagefind>(baseUrl, files);
     await engine.options({ basePath: baseUrl, baseUrl: '/' });
     await engine.init();

@@ -1,6 +1,6 @@
 /**
- * Runs a version's search engine only as the bytes the contract pins (decisions.md "Search"): the
- * one implementation behind @snapdeck/client's search, in Node and in browsers, and the gateway's
+ * Runs a version's search engine only as the bytes the contract pins, and fetches a version's
+ * files only from the origins a client allows (decisions.md "Search"): the one implementation behind @snapdeck/client's search, in Node and in browsers, and the gateway's
  * /search page, which serves this module bundled as /search/engine.js. It needs fetch, Web Crypto,
  * URL and, in browsers, Blob and Worker: nothing of Node's.
  *
@@ -16,16 +16,23 @@ import { SEARCH_ENGINE_ENTRY, SEARCH_ENTRY_MODULE, SEARCH_MODULE_SHA256, SEARCH_
 
 export type SearchFilesOptions = {
   /**
+   * The origins a version's files may come from (`https://api.example.com`: scheme, host and
+   * port): a client's own baseUrl's, and any its partner allowed. Any other is refused before
+   * anything is fetched from it, and so is a response redirected to one.
+   */
+  origins: readonly string[];
+  /**
    * Fetches each file (a client's `fetch` option, or the global fetch); the engine's own requests
    * (its index chunks) go through it too, except in a browser's web worker, which has its own.
    * An engine is kept per function and version: pass the same function to reuse it.
    */
   fetch: (input: string, init?: RequestInit) => Promise<Response>;
   /**
-   * The error to throw for a refused file: bytes other than the pinned ones (`pin`), or an error
-   * status (`status`). `status` is the HTTP status of its response (0: none came).
+   * The error to throw for a refused file: on an origin not allowed (`origin`), bytes other than
+   * the pinned ones (`pin`), or an error status (`status`). `status` is the HTTP status of its
+   * response (0: none came, or none was asked for).
    */
-  refuse: (kind: 'pin' | 'status', url: string, status: number, detail: string) => Error;
+  refuse: (kind: 'origin' | 'pin' | 'status', url: string, status: number, detail: string) => Error;
 };
 
 type EngineFetch = (input: unknown, init?: RequestInit) => Promise<Response>;
@@ -47,10 +54,18 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return Array.from(new Uint8Array(await subtle.digest('SHA-256', bytes)), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
+/** Refuses `url` unless it is on an allowed origin. */
+function checkOrigin(url: string, options: SearchFilesOptions, status = 0): void {
+  const { origin } = new URL(url);
+  if (!options.origins.includes(origin)) throw options.refuse('origin', url, status, `${origin} is not an origin search files are fetched from (${options.origins.join(', ')})`);
+}
+
 async function download(url: string, options: SearchFilesOptions): Promise<Uint8Array> {
+  checkOrigin(url, options);
   // Called as a plain function: a browser's own fetch refuses any other `this` than the window.
   const { fetch: fetchFile } = options;
   const response = await fetchFile(url);
+  if (response.redirected && response.url !== '') checkOrigin(response.url, options, response.status);
   if (!response.ok) throw options.refuse('status', url, response.status, `HTTP ${response.status}`);
   return new Uint8Array(await response.arrayBuffer());
 }
@@ -149,10 +164,15 @@ const engines = new WeakMap<object, Map<string, Promise<unknown>>>();
 
 /**
  * The engine's module (Pagefind's) for the version at `baseUrl` (absolute, ending in `/`), run
- * only from pinned bytes; any refused file rejects with `options.refuse`'s error before any of it
- * runs. One instance per fetch function and version (the engine keeps its state in the module).
+ * only from pinned bytes fetched from an allowed origin; any refused file rejects with
+ * `options.refuse`'s error before any of it runs. One instance per fetch function and version (the engine keeps its state in the module).
  */
 export const openPinnedEngine = <T>(baseUrl: string, options: SearchFilesOptions): Promise<T> => {
+  try {
+    checkOrigin(baseUrl, options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   let opened = engines.get(options.fetch);
   if (opened === undefined) engines.set(options.fetch, (opened = new Map()));
   const kept = opened;

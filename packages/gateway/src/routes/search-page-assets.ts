@@ -68,8 +68,9 @@ const exactName = ${exactName.toString()};
 const $ = (id) => document.getElementById(id);
 const el = (tag, className, text) => { const node = document.createElement(tag); if (className) node.className = className; if (text !== undefined) node.textContent = text; return node; };
 const opened = new Map();
-// The engine's files: this page's fetch, and what a refused one says.
+// The engine's files: from this gateway only, with this page's fetch, and what a refused one says.
 const engineFiles = {
+  origins: [location.origin],
   fetch: (url, init) => fetch(url, init),
   refuse: (kind, url, status, detail) => new Error(kind === 'pin' ? url + ' is not the engine file this page runs (' + detail + ')' : url + ': ' + detail),
 };
