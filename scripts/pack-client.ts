@@ -1,7 +1,7 @@
 /**
  * Packs @snapdeck/client for partners: `npm run pack:client [-- --out dist/packages]` writes
  * snapdeck-client-<version>.tgz (scripts/pack-client/stage.ts says what it holds), then checks it
- * from outside the repository and prints the issue's Targets table with what was measured.
+ * from outside the repository and prints the client package's targets table with what was measured.
  * Publishing, once decided: `npm publish dist/packages/snapdeck-client-<version>.tgz`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';

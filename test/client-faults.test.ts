@@ -1,5 +1,5 @@
 /**
- * @snapdeck/client when the gateway says no (issue "Partner kit"): a key with a quota of 3
+ * @snapdeck/client when the gateway says no: a key with a quota of 3
  * waits for the window to end, then succeeds, and fails at once with RateLimitError when the
  * wait would be longer than its cap; storage that stops answering gives 500s that are retried
  * with backoff, then a clear ServerError (or a success once storage is back).

@@ -1,5 +1,5 @@
 /**
- * GET /docs (issue "Partner kit"): an interactive reference of the served OpenAPI document,
+ * GET /docs: an interactive reference of the served OpenAPI document,
  * rendered by Swagger UI from assets the gateway serves itself. Opened in headless Chromium
  * (Debian's, driven by playwright-core): every operation of the document is on the page, and the
  * page makes no request that leaves the gateway; "Try it out" works. Screenshots are kept in

@@ -1,5 +1,5 @@
 /**
- * CDN-ready HTTP (decisions.md, issue "Object storage and operations"): every GET that answers
+ * CDN-ready HTTP (decisions.md): every GET that answers
  * 200 carries a strong ETag and answers If-None-Match with 304 and no body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

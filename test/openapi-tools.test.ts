@@ -1,5 +1,5 @@
 /**
- * The served OpenAPI document, through the tools partners use on it (issue "Partner kit"):
+ * The served OpenAPI document, through the tools partners use on it:
  * Redocly (recommended) and Spectral (spectral:oas) lint it with 0 errors and 0 warnings
  * (redocly.yaml and .spectral.yaml: every rule of both rulesets on, nothing ignored);
  * openapi-typescript generates types from it with which an openapi-fetch client walks the digimon

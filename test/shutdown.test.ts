@@ -191,7 +191,7 @@ describe('snapdeck serve: graceful shutdown on SIGTERM', () => {
     expect(created.code, created.stderr).toBe(0);
     const storeKey = created.stdout.trim();
 
-    // The shipped defaults (drain 5 s, shutdown timeout 25 s: the target), the drain from its environment variable.
+    // The shipped defaults (drain 5 s, shutdown timeout 25 s, as decisions.md sets them), the drain from its environment variable.
     const timeoutS = OPERATOR_DEFAULTS.shutdownTimeoutSeconds;
     const drainMs = OPERATOR_DEFAULTS.drainMs;
     const frozen = await startCliGateway(['--snapshots', snapshots, '--store', store, '--store-poll-ms', '500'], {

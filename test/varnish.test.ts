@@ -1,7 +1,7 @@
 /**
  * The shipped cache configuration, deploy/varnish/snapdeck.vcl, run by a real Varnish (Debian's
  * 7.1, started here on 127.0.0.1 with only its backend port changed) in front of a real gateway
- * (issue "Behind a real cache"). Requests that reach the gateway are counted at its /metrics.
+ * (the shipped cache configuration). Requests that reach the gateway are counted at its /metrics.
  * The 304 refresh of an expired object (keep) is in varnish-refresh.test.ts: it waits a minute.
  */
 import { writeFile } from 'node:fs/promises';

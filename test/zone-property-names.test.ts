@@ -57,8 +57,8 @@ beforeAll(async () => {
   expect(created.code, created.stderr).toBe(0);
   key = created.stdout.trim();
 
-  // The import grammar takes `constructor` (a lowercase word), so that one goes in as the issue
-  // imported it. It refuses the others (capitals, underscores), but a database can still hold
+  // The import grammar takes `constructor` (a lowercase word), so that one goes in through
+  // the import itself. It refuses the others (capitals, underscores), but a database can still hold
   // them (`store restore` of a store published elsewhere, a database from before the grammar):
   // they are imported under a placeholder zone and then written into the SQLite file as they are.
   const placeholders = new Map<string, string>();

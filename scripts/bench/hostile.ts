@@ -6,7 +6,7 @@
  *   - 10,000 connections that send nothing: how long until the gateway has closed each;
  *   - meanwhile, a second client (its own process) sending GET /v1/games with a key at a steady
  *     rate on a new connection each: how many are answered 200, and their p50 / p99.
- * then the issue's table of targets. The rows this script does not measure (5xx over the hostile
+ * then the table of hostile-client targets. The rows this script does not measure (5xx over the hostile
  * corpus, path spellings through Varnish, secrets in outputs) keep their place in it: measure one
  * and put its row in `OTHER_ROWS` below.
  *

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { browserWalkSize, installIntoEmptyProject, run, typecheck, TYPED_CONSUMER, WRONG_CONSUMER, type Run } from './checks.ts';
 import { stageClientPackage } from './stage.ts';
 
-/** The target for what a browser loads to walk cards (bytes, brotli). */
+/** The most a browser may load to walk cards with the client (bytes, brotli). */
 export const BROWSER_BROTLI_TARGET = 15_000;
 
 export interface PackedClient {

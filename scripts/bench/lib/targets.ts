@@ -1,7 +1,7 @@
 /**
- * A table of figures against their targets, as the issues state them. Data-driven: a benchmark
+ * A table of figures against their targets, as the project set them. Data-driven: a benchmark
  * lists rows; a row it does not measure keeps its place with `measured: null`, printed as "not
- * measured here" (so the table always shows every target of the issue, in its order).
+ * measured here" (so the table always shows every target, in its order).
  */
 export interface TargetRow {
   figure: string;
