@@ -60,14 +60,14 @@ function checkOrigin(url: string, options: SearchFilesOptions, status = 0): void
   if (!options.origins.includes(origin)) throw options.refuse('origin', url, status, `${origin} is not an origin search files are fetched from (${options.origins.join(', ')})`);
 }
 
-async function download(url: string, options: SearchFilesOptions): Promise<Uint8Array> {
+async function download(url: string, options: SearchFilesOptions): Promise<{ bytes: Uint8Array; status: number }> {
   checkOrigin(url, options);
   // Called as a plain function: a browser's own fetch refuses any other `this` than the window.
   const { fetch: fetchFile } = options;
   const response = await fetchFile(url);
   if (response.redirected && response.url !== '') checkOrigin(response.url, options, response.status);
   if (!response.ok) throw options.refuse('status', url, response.status, `HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
+  return { bytes: new Uint8Array(await response.arrayBuffer()), status: response.status };
 }
 
 /** A file of the version at `baseUrl`, when its bytes are the pinned ones. */
@@ -75,9 +75,9 @@ async function pinned(file: string, baseUrl: string, options: SearchFilesOptions
   const url = new URL(file, baseUrl).href;
   const expected = Object.hasOwn(SEARCH_MODULE_SHA256, file) ? SEARCH_MODULE_SHA256[file as SearchCodeFile] : undefined;
   if (expected === undefined) throw options.refuse('pin', url, 0, 'no file of that name is pinned');
-  const bytes = await download(url, options);
+  const { bytes, status } = await download(url, options);
   const digest = await sha256Hex(bytes);
-  if (digest !== expected) throw options.refuse('pin', url, 200, `sha256 ${digest}, expected ${expected}`);
+  if (digest !== expected) throw options.refuse('pin', url, status, `sha256 ${digest}, expected ${expected}`);
   return bytes;
 }
 
@@ -148,7 +148,7 @@ async function loadEngine(baseUrl: string, options: SearchFilesOptions): Promise
   const startsWorker = scope.window !== undefined && scope.document !== undefined && typeof scope.Worker === 'function';
   const [code, entry, worker] = await Promise.all([
     pinned(SEARCH_ENTRY_MODULE, baseUrl, options),
-    download(entryUrl, options),
+    download(entryUrl, options).then(({ bytes }) => bytes),
     startsWorker ? pinned(SEARCH_WORKER_SCRIPT, baseUrl, options) : undefined,
   ]);
   const wasm = wasmFiles(entry, entryUrl, options);
@@ -165,7 +165,8 @@ const engines = new WeakMap<object, Map<string, Promise<unknown>>>();
 /**
  * The engine's module (Pagefind's) for the version at `baseUrl` (absolute, ending in `/`), run
  * only from pinned bytes fetched from an allowed origin; any refused file rejects with
- * `options.refuse`'s error before any of it runs. One instance per fetch function and version (the engine keeps its state in the module).
+ * `options.refuse`'s error before any of it runs. One instance per fetch function and version
+ * (the engine keeps its state in its module).
  */
 export const openPinnedEngine = <T>(baseUrl: string, options: SearchFilesOptions): Promise<T> => {
   try {
