@@ -62,8 +62,11 @@ async function main(): Promise<void> {
     const db = join(work, 'gateway.db');
     openDatabase(db).close();
     const port = await freePort();
-    // A quota above what the run sends: this measures the version cache, not the per-address limit.
-    const { gateway } = await startGatewayProcess(values.cli!, port, join(work, 'snapshots'), db, ['--search-quota', '1000000']);
+    // Quotas above what the run sends: this measures the version cache, not the per-address limits
+    // (variables, not flags, so that an older CLI given with --cli, which metered search in the
+    // deck-view bucket, starts too).
+    Object.assign(process.env, { SNAPDECK_SEARCH_QUOTA: '1000000', SNAPDECK_ADDRESS_QUOTA: '1000000' });
+    const { gateway } = await startGatewayProcess(values.cli!, port, join(work, 'snapshots'), db);
     try {
       const origin = `http://127.0.0.1:${port}`;
       const name = findGame(GAME)!.searchIndexName;
