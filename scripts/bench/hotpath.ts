@@ -15,7 +15,9 @@
  * fewer requests per second for reasons of its own. So each run also reads the server's CPU time
  * (/proc, every thread: the access log's writes included) and the table shows, beside the ratio
  * of requests/s, the ratio of requests per CPU-second, which such load hardly moves; on an idle
- * machine the two agree (a pinned server saturates its core).
+ * machine the two agree (a pinned server saturates its core). A third figure says whether a run
+ * measured the server at all: the share of the run its main thread was on a core or waiting for
+ * one (lib/process.ts schedNs); well below 1, wrk (starved on its own core) was the bottleneck.
  *
  * The access-log file is counted after each row: a gateway that answered N requests wrote at
  * least N lines (wrk does not count the requests in flight when it stops, the gateway does).
@@ -30,7 +32,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { capture, prepareFixture, startLoggedGateway } from './lib/hotpath-setup.ts';
-import { cpuSeconds, freePort, rssMB } from './lib/process.ts';
+import { cpuSeconds, freePort, rssMB, schedNs } from './lib/process.ts';
 import { PINNING, ensureWrk, pinClient, pinServer, runWrk } from './lib/wrk.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -125,20 +127,28 @@ interface Measured {
   ratios: number[];
   /** Requests per CPU-second of a's server over b's, per round. */
   cpuRatios: number[];
+  /** How much of each run the server's main thread wanted a core (lib/process.ts schedNs), a's and b's. */
+  demandA: number[];
+  demandB: number[];
 }
 
 /** A 2-s warm-up of each, then `rounds` rounds of a then b; every answer must be a 2xx. */
 function alternate(label: string, a: Side, b: Side): Measured {
-  const wrk = (side: Side, s: number): { rps: number; perCpuSecond: number } => {
+  const wrk = (side: Side, s: number): { rps: number; perCpuSecond: number; demand: number } => {
     const cpu = cpuSeconds(side.pid);
+    const sched = schedNs(side.pid);
+    const started = performance.now();
     const result = runWrk(side.url, { connections: CONNECTIONS, seconds: s, headers: side.headers, script: side.script });
+    const wallNs = (performance.now() - started) * 1e6;
     const used = cpuSeconds(side.pid) - cpu;
+    const after = schedNs(side.pid);
     if (result.non2xx > 0) throw new Error(`${label}: ${result.non2xx} answers were not 2xx from ${side.url}`);
-    return { rps: result.requestsPerSecond, perCpuSecond: (result.requestsPerSecond * s) / used };
+    const demand = (after.running - sched.running + after.waiting - sched.waiting) / wallNs;
+    return { rps: result.requestsPerSecond, perCpuSecond: (result.requestsPerSecond * s) / used, demand };
   };
   wrk(a, 2);
   wrk(b, 2);
-  const measured: Measured = { a: [], b: [], ratios: [], cpuRatios: [] };
+  const measured: Measured = { a: [], b: [], ratios: [], cpuRatios: [], demandA: [], demandB: [] };
   for (let round = 0; round < rounds; round++) {
     const ra = wrk(a, seconds);
     const rb = wrk(b, seconds);
@@ -146,6 +156,8 @@ function alternate(label: string, a: Side, b: Side): Measured {
     measured.b.push(rb.rps);
     measured.ratios.push(ra.rps / rb.rps);
     measured.cpuRatios.push(ra.perCpuSecond / rb.perCpuSecond);
+    measured.demandA.push(ra.demand);
+    measured.demandB.push(rb.demand);
   }
   return measured;
 }
@@ -158,7 +170,7 @@ const row = (label: string, m: Measured, versus: string, target: number) => {
   const ratio = median(m.ratios);
   const cpuRatio = median(m.cpuRatios);
   rows.push(
-    `| ${label} | ${rate(m.a)} | ${versus}: ${rate(m.b)} | ${ratio.toFixed(2)} (${spread(m.ratios, 2)}) | ${cpuRatio.toFixed(2)} (${spread(m.cpuRatios, 2)}) | ≥ ${target} ${ratio >= target ? 'ok' : 'MISSED'}${cpuRatio >= target ? '' : ' (per CPU-second: MISSED)'} |`,
+    `| ${label} | ${rate(m.a)} | ${versus}: ${rate(m.b)} | ${ratio.toFixed(2)} (${spread(m.ratios, 2)}) | ${cpuRatio.toFixed(2)} (${spread(m.cpuRatios, 2)}) | ${median(m.demandA).toFixed(2)} / ${median(m.demandB).toFixed(2)} | ≥ ${target} ${ratio >= target ? 'ok' : 'MISSED'}${cpuRatio >= target ? '' : ' (per CPU-second: MISSED)'} |`,
   );
 };
 
@@ -196,8 +208,8 @@ const memory = rssMB(gateway.process.pid!);
 gateway.process.kill('SIGTERM');
 await once(gateway.process, 'exit');
 
-console.log('\n| answer | gateway req/s, median (min–max) | baseline req/s | ratio of req/s, median (min–max) | ratio of req per CPU-second | target |');
-console.log('|---|---:|---:|---:|---:|---|');
+console.log('\n| answer | gateway req/s, median (min–max) | baseline req/s | ratio of req/s, median (min–max) | ratio of req per CPU-second | main thread wanting a core, gateway / baseline | target |');
+console.log('|---|---:|---:|---:|---:|---:|---|');
 for (const line of rows) console.log(line);
 const rssVerdict = baseRss === null ? 'no --base-rss given' : `${(memory.rss / baseRss).toFixed(2)}× of ${baseRss} MB, target ≤ 1.1× ${memory.rss <= baseRss * 1.1 ? 'ok' : 'MISSED'}`;
 console.log(`\ngateway RSS after the runs: ${memory.rss.toFixed(0)} MB (peak ${memory.peak.toFixed(0)} MB); ${rssVerdict}`);

@@ -60,3 +60,14 @@ export function cpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
+
+/**
+ * How much of the wall time a process's main thread wanted a core, from /proc/<pid>/schedstat
+ * (nanoseconds on a core and waiting for one). Near 1: the server was the bottleneck (busy, or
+ * ready and kept off its core by other processes); well below 1: it sat idle waiting for
+ * requests, so the load generator was the bottleneck and its figure says little about the server.
+ */
+export function schedNs(pid: number): { running: number; waiting: number } {
+  const [running, waiting] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+  return { running: running!, waiting: waiting! };
+}
