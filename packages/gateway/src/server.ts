@@ -1,6 +1,6 @@
 import { Server as NetServer, type AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { SnapshotReader, openStorage } from '@snapdeck/snapshot';
 import { createApp } from './app.ts';
@@ -10,6 +10,7 @@ import { MemoryQuotaCounter, type QuotaCounter } from './quota/counter.ts';
 import { RedisQuotaCounter } from './quota/redis.ts';
 import { defaultMaxConnections } from './http/connection-limit.ts';
 import { createHttpServer } from './http/listener.ts';
+import { createLog, flushLog } from './log.ts';
 import { parseDeprecations, type Deprecation } from './middleware/deprecation.ts';
 import { ShutdownState, shutDown, type ShutdownOptions, type ShutdownOutcome } from './shutdown.ts';
 
@@ -66,7 +67,7 @@ export interface RunningGateway {
 }
 
 export async function startGateway(config: GatewayConfig): Promise<RunningGateway> {
-  const log = config.log ?? pino({ level: process.env.LOG_LEVEL ?? 'info' });
+  const log = config.log ?? createLog();
   // Checked before anything is opened: a wrong list fails the start-up with its problems named.
   const deprecations = config.deprecations ? parseDeprecations(config.deprecations) : undefined;
   if (config.db && config.store) throw new Error('give either a database (db) or a published store (store), not both');
@@ -143,6 +144,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
         await store.close();
         await storeStorage?.close?.();
         db?.close();
+        await flushLog(log);
       })()),
   };
   const close = async () => {

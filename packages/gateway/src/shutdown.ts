@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
+import { flushLog } from './log.ts';
 
 /**
  * The gateway's way out on SIGTERM (decisions.md "Running it"): not ready at once (/readyz 503),
@@ -50,7 +51,9 @@ export async function shutDown(state: ShutdownState, server: Server, phases: Shu
   const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
   const within = <T>(work: Promise<T>, bound: Promise<'timeout'> = deadline) => Promise.race([work, bound]);
   try {
-    await within(new Promise((resolve) => setTimeout(resolve, drainMs)));
+    // The lines gathered so far go out now (log.ts), not only when the process exits: whoever reads
+    // stdout has them before the process is gone.
+    await within(Promise.all([flushLog(log), new Promise((resolve) => setTimeout(resolve, drainMs))]));
     log.info('shutting down: drain over, no new connections, finishing in-flight requests');
     if ((await within(phases.stopServing().then(() => 'done' as const))) === 'timeout') {
       server.closeAllConnections();
