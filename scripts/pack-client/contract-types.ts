@@ -42,13 +42,27 @@ export function contractDeclarations(contractIndex: string, names: Iterable<stri
   const module = checker.getSymbolAtLocation(program.getSourceFile(contractIndex)!)!;
   const exports = new Map(checker.getExportsOfModule(module).map((symbol) => [symbol.name, symbol]));
   const lines: string[] = [];
-  for (const name of [...names].sort()) {
+  const queue = [...names].sort();
+  const queued = new Set(queue);
+  for (let next = 0; next < queue.length; next++) {
+    const name = queue[next]!;
     const found = exports.get(name);
     if (!found) throw new Error(`@snapdeck/contract exports no ${name}`);
     const symbol = found.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(found) : found;
     const declaration = symbol.declarations?.[0];
     if (!declaration) throw new Error(`${name}: no declaration`);
-    if (symbol.flags & (ts.SymbolFlags.TypeAlias | ts.SymbolFlags.Interface)) {
+    if (symbol.flags & ts.SymbolFlags.Interface && ts.isInterfaceDeclaration(declaration)) {
+      // An interface is printed as written (a type printer names it instead of spelling it
+      // out); the contract's types it names are spelled out too.
+      const text = declaration.getText();
+      lines.push(text.startsWith('export ') ? text : `export ${text}`);
+      for (const [, named] of text.matchAll(/\b([A-Z]\w*)\b/g)) {
+        if (exports.has(named!) && !queued.has(named!)) {
+          queued.add(named!);
+          queue.push(named!);
+        }
+      }
+    } else if (symbol.flags & (ts.SymbolFlags.TypeAlias | ts.SymbolFlags.Interface)) {
       const parameters = ts.isTypeAliasDeclaration(declaration) || ts.isInterfaceDeclaration(declaration) ? declaration.typeParameters : undefined;
       const generic = parameters ? `<${parameters.map((parameter) => parameter.name.text).join(', ')}>` : '';
       const text = checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), declaration, FLAGS);

@@ -21,12 +21,15 @@ export interface CliGateway {
 
 
 /**
- * Runs the CLI with `args`; resolves once it has printed its URL (or rejects when it exits first).
+ * Runs the CLI with `args` (`tsx`: its sources under tsx instead of bin/snapdeck.js); resolves
+ * once it has printed its URL (or rejects when it exits first).
  * No drain on SIGTERM unless the test asks for one (`--drain-ms`, or SNAPDECK_DRAIN_MS in `env`):
  * without a balancer to move away, the 5 s default would only slow every test's stop().
  */
-export async function startCliGateway(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliGateway> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], {
+export async function startCliGateway(args: string[], options: { env?: Record<string, string>; timeoutMs?: number; tsx?: boolean } = {}): Promise<CliGateway> {
+  // tsx: the CLI's sources run under tsx, as `npm start` runs the gateway (tsx rewrites functions: keepNames).
+  const cli = options.tsx === true ? ['--import', 'tsx', join(ROOT, 'packages', 'cli', 'src', 'main.ts')] : [CLI];
+  const child = spawn(process.execPath, [...cli, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, LOG_LEVEL: 'silent', SNAPDECK_DRAIN_MS: '0', ...options.env },

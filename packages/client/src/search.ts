@@ -1,6 +1,7 @@
 import type { GameSlug, SearchDescriptor } from '@snapdeck/contract';
-import { ID_LIKE_QUERY, textHasWords, nameIs, exactName, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_NAMES_FILE, SEARCH_PATHS, compactId } from '@snapdeck/contract/search';
+import { SEARCH_FUZZY_MODULE, SEARCH_INDEX_NAMES, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract/search';
 import { importPinnedModule, openPinnedEngine, type SearchFilesOptions } from '@snapdeck/contract/search-engine';
+import { cardSearch, type CardSearch, type NameSource, type SearchEngine } from '@snapdeck/contract/search-query';
 import { NotFoundError, SearchIntegrityError, SearchOriginError } from './errors.ts';
 import type { GameHits } from './types.ts';
 
@@ -26,21 +27,19 @@ export interface SearchResult<H> {
   hits: H[];
   /** With `facets: true`: facet field → value → hits with it among those matching the query and filters. */
   facets?: Record<string, Record<string, number>>;
-  /** Set when no hit shown had the words typed (in its name or rules text) and the closest card name was searched instead. */
+  /**
+   * Set when no hit shown had the words typed (in its name or rules text) and the card names a
+   * typo may have meant were searched instead: the first of them.
+   */
   correctedTo?: string;
 }
 
-interface PagefindResult { data(): Promise<{ raw_url: string; content: string; meta: Record<string, string> }> }
-interface PagefindSearch { results: PagefindResult[]; filters: Record<string, Record<string, number>> }
-interface Pagefind {
+interface Pagefind extends SearchEngine {
   options(options: Record<string, unknown>): Promise<void>;
   init(): Promise<void>;
   filters(): Promise<Record<string, Record<string, number>>>;
-  search(term: string | null, options: { filters?: Record<string, string | string[]> }): Promise<PagefindSearch>;
   destroy?(): Promise<void>;
 }
-interface Fuzzy { search(query: string, options: Record<string, unknown>): Array<{ id: number; score: number }> }
-type FuzzyConstructor = new (options: Record<string, unknown>) => Fuzzy & { addAll(docs: Array<{ id: number; name: string }>): void };
 
 /** The global fetch, looked up at each call: one function, so that clients without a `fetch` option share engines. */
 const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
@@ -87,8 +86,9 @@ const DEFAULT_LIMIT = 10;
  * query that matched nothing as typed. Reuse it across queries: the chunks it loaded stay loaded.
  */
 export class SearchIndex<G extends GameSlug> {
-  private fuzzy: Promise<{ index: Fuzzy; names: string[] }> | null = null;
   private filtersLoaded: Promise<void> | null = null;
+  /** The query logic (the contract's search-query.ts, the /search page's too). */
+  private readonly query: CardSearch;
 
   private constructor(
     readonly game: G,
@@ -97,7 +97,9 @@ export class SearchIndex<G extends GameSlug> {
     private readonly engine: Pagefind,
     private readonly fetchText: (url: string) => Promise<string>,
     private readonly files: SearchFilesOptions,
-  ) {}
+  ) {
+    this.query = cardSearch(engine, () => this.names());
+  }
 
   /** The version this index is of. */
   get version(): string {
@@ -122,61 +124,25 @@ export class SearchIndex<G extends GameSlug> {
   }
 
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult<GameHits[G]>> {
-    const term = query.trim();
-    const filters = options.filters ?? {};
-    const limit = options.limit ?? DEFAULT_LIMIT;
     // Every facet's counts come with every search once the filter chunks are loaded (once per index).
     if (options.facets === true) await (this.filtersLoaded ??= this.engine.filters().then(() => undefined));
-    let found = ID_LIKE_QUERY.test(term) ? await this.engine.search(compactId(term), { filters }) : null;
-    if (found === null || found.results.length === 0) found = await this.engine.search(term === '' ? null : term, { filters });
-    let data = await Promise.all(found.results.slice(0, limit).map((result) => result.data()));
-    let correctedTo: string | undefined;
-    // A card's whole name typed, but ranked below cards whose words only start like its short
-    // words ("S Gundam", "K"): the cards of exactly that name go first.
-    if (term !== '' && !ID_LIKE_QUERY.test(term) && !data.some((d) => nameIs(d.meta.title ?? '', term))) {
-      const exact = await this.engine.search(exactName(term), { filters });
-      const named = (await Promise.all(exact.results.slice(0, limit).map((result) => result.data()))).filter((d) => nameIs(d.meta.title ?? '', term));
-      if (named.length > 0) data = [...named, ...data.filter((d) => !named.some((n) => n.raw_url === d.raw_url))].slice(0, limit);
-    }
-    // Nothing found, or no hit shown whose words (name or rules text) have every word typed: the
-    // words may hold a typo. A word of rules text alone ("draw") is a search, not a typo of the
-    // closest card name.
-    if (term !== '' && !ID_LIKE_QUERY.test(term) && !data.some((d) => textHasWords(d.content, term))) {
-      const name = await this.closestName(term);
-      if (name !== null && name.toLowerCase() !== term.toLowerCase()) {
-        const retry = await this.engine.search(name, { filters });
-        if (retry.results.length > 0) {
-          found = retry;
-          data = await Promise.all(found.results.slice(0, limit).map((result) => result.data()));
-          correctedTo = name;
-        }
-      }
-    }
+    const found = await this.query.search(query, { filters: options.filters ?? {}, limit: options.limit ?? DEFAULT_LIMIT });
     return {
       version: this.version,
-      total: found.results.length,
-      hits: data.map((d) => JSON.parse(searchRecordHit(d.raw_url)) as GameHits[G]),
-      ...(options.facets === true ? { facets: found.filters } : {}),
-      ...(correctedTo === undefined ? {} : { correctedTo }),
+      total: found.total,
+      hits: found.hits as Array<GameHits[G]>,
+      ...(options.facets === true ? { facets: found.facets } : {}),
+      ...(found.correctedTo === undefined ? {} : { correctedTo: found.correctedTo }),
     };
   }
 
-  /** The card name closest to `term` (typos, missing letters), or null. */
-  private async closestName(term: string): Promise<string | null> {
-    this.fuzzy ??= (async () => {
-      const [engine, namesText] = await Promise.all([
-        importPinnedModule<{ default: FuzzyConstructor }>(SEARCH_FUZZY_MODULE, this.baseUrl, this.files),
-        this.fetchText(new URL(SEARCH_NAMES_FILE, this.baseUrl).href),
-      ]);
-      const MiniSearch = engine.default;
-      const names = JSON.parse(namesText) as string[];
-      const index = new MiniSearch({ fields: ['name'], searchOptions: { fuzzy: 0.25, prefix: true } });
-      index.addAll(names.map((name, id) => ({ id, name })));
-      return { index, names };
-    })();
-    const { index, names } = await this.fuzzy;
-    const best = index.search(term, { combineWith: 'AND' })[0];
-    return best ? names[best.id]! : null;
+  /** The index's card names and the fuzzy matcher (MiniSearch), for a typo: pinned, from the version's files. */
+  private async names(): Promise<NameSource> {
+    const [engine, namesText] = await Promise.all([
+      importPinnedModule<{ default: NameSource['MiniSearch'] }>(SEARCH_FUZZY_MODULE, this.baseUrl, this.files),
+      this.fetchText(new URL(SEARCH_NAMES_FILE, this.baseUrl).href),
+    ]);
+    return { MiniSearch: engine.default, names: JSON.parse(namesText) as string[] };
   }
 }
 

@@ -12,4 +12,5 @@ export * from './client-header.ts';
 export * from './changes.ts';
 export * from './search.ts';
 export * from './search-engine.ts';
+export * from './search-query.ts';
 export * from './search-schema.ts';

@@ -72,33 +72,62 @@ export const compactId = (id: string): string => `${id.replace(/[^\p{L}\p{N}]+/g
 /** A query that may be an id: one word with a separator inside (`BT1-010`, `aesan-burn-2`). */
 export const ID_LIKE_QUERY = /^[\p{L}\p{N}]+(?:[-_.][\p{L}\p{N}]+)+$/u;
 
+/** Text in the form the engine indexes words: accents dropped, lower case. */
+const fold = (text: string): string => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
 /**
  * Whether a text (a card's name, or its indexed content: name, ids and rules text) has every word
  * of a query (the last one also as a prefix of a word), case and accents aside. When no hit shown
- * has them, clients try the closest card name (a typo). Self-contained: the /search page embeds
- * its source.
+ * has them, clients try the closest card names (a typo).
  */
 export const textHasWords = (text: string, query: string): boolean => {
-  const [words, typed] = [text, query].map((value) => value.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean)) as [string[], string[]];
+  const [words, typed] = [text, query].map((value) => fold(value).split(/[^\p{L}\p{N}]+/u).filter(Boolean)) as [string[], string[]];
   return typed.every((word, i) => words.some((w) => w === word || (i === typed.length - 1 && w.startsWith(word))));
 };
 
-/** Whether a card name is the query itself, case and accents aside (an exact-name query). Self-contained. */
-export const nameIs = (name: string, query: string): boolean => {
-  const fold = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
-  return fold(name) === fold(query);
+/**
+ * A card name (or a query) as one string of its letters and digits, the way name words are
+ * matched: accents, case, spaces and punctuation dropped (`G-Falcon` → `gfalcon`, as the engine
+ * reads a typed `G-Fa`: `gfa`), any other character (a symbol: `∀`) as `u` and its code point in
+ * hex, which the engine would otherwise drop.
+ */
+export const compactName = (name: string): string =>
+  fold(name).replace(/[\s\p{P}]+/gu, '').replace(/[^\p{L}\p{N}]/gu, (c) => `u${c.codePointAt(0)!.toString(16)}`);
+
+/** Characters of a compact name before the marker of its name words. */
+const NAME_WORD_HEAD = 3;
+
+/** A compact name's head, the marker, then each further character followed by `_`. */
+const marked = (name: string, marker: string): string => {
+  const compact = compactName(name);
+  if (compact.length < NAME_WORD_HEAD) return `${compact}${marker}`;
+  return `${compact.slice(0, NAME_WORD_HEAD)}${marker}${[...compact.slice(NAME_WORD_HEAD)].map((c) => `${c}_`).join('')}`;
 };
 
 /**
- * A card's whole name as one word, indexed beside its ids: its letters and digits in lower case
- * (accents and spaces dropped, any other character as `u` and its code point in hex), then `_n_`.
- * A query that is a whole card name searches it and gets exactly the cards of that name, even
- * when cards whose words only start like it ('K', 'S Gundam') or whose names hold it ('… (X
- * Antibody)') rank first, and even for characters the engine drops ('∀ Gundam' is not 'Gundam').
- * Self-contained: the /search page embeds its source.
+ * A card's name as one indexed word that rules text never holds: its compact form (compactName),
+ * its first three characters, `_`, then each further character followed by `_` (`Agumon` →
+ * `agu_m_o_n_`, `G-Falcon` → `gfa_l_c_o_n_`, `0 Gundam` → `0gu_n_d_a_m_`; shorter names end in `_`:
+ * `K` → `k_`); a card's own words hold no `_` (the build drops it from them). The same function
+ * of a query is a prefix of exactly the name words of the names that start with the query
+ * (`Agum` → `agu_m_`), which the engine matches as a prefix, whatever punctuation, spaces or
+ * symbols the names hold; searched as an exact word (quoted), it finds the cards of exactly that
+ * name. Every such word ends in `_`, so the engine's English stemmer leaves it as it is: stemmed,
+ * `pil_e` (`Pile`) became `pil_` and found `Pillomon`, `gre_y` became `gre_i` and lost `Greymon`.
+ * The marker sits after three characters, not first, so that these words sort beside the name's
+ * own first word: a query's name words are in the index chunk its ordinary words are in, not in
+ * chunks of their own (one more download on a first query).
  */
-export const exactName = (name: string): string =>
-  `${name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/gu, '').replace(/[^\p{L}\p{N}]/gu, (c) => `u${c.codePointAt(0)!.toString(16)}`)}_n_`;
+export const nameWord = (name: string): string => marked(name, '_');
+
+/**
+ * The word only the first card of each name (by compactName) carries besides its name word:
+ * `agu__m_o_n_`. The same function of a query prefix-matches one card of each name the query starts,
+ * so a search lists the query's completions once each (a name word search lists every card of
+ * them), whose names are then read from a handful of hits. Never matched by a query's name word,
+ * nor the reverse: after the head, `__` against `_` and a letter.
+ */
+export const nameEntryWord = (name: string): string => marked(name, '__');
 
 /**
  * A card's record URL in an index: its id, and its hit JSON as the URL's fragment. Clients take
@@ -106,7 +135,7 @@ export const exactName = (name: string): string =>
  */
 export const searchRecordUrl = (id: string, hitJson: string): string => `/${encodeURIComponent(id)}#${encodeURIComponent(hitJson)}`;
 
-/** The hit JSON text of a record URL (searchRecordUrl). Self-contained: the /search page embeds its source. */
+/** The hit JSON text of a record URL (searchRecordUrl). */
 export const searchRecordHit = (url: string): string => decodeURIComponent(url.slice(url.indexOf('#') + 1));
 
 /** Where the gateway serves search: the descriptor, and each version's files below it. */

@@ -1,12 +1,13 @@
 /**
  * The /search page's files (routes/search-page.ts serves them): a plain page and one ES module,
- * which imports /search/engine.js (the contract's pinned-engine loader, also @snapdeck/client's).
- * The module loads the chosen game's index straight from this gateway (the descriptor, then the
- * engine, checked against the pins before any of it runs, and its chunks under the descriptor's
- * baseUrl) and runs every query in the browser. Card data is only ever written with textContent,
- * never as HTML.
+ * which imports /search/engine.js (the contract's pinned-engine loader and query logic, the ones
+ * @snapdeck/client runs). The module loads the chosen game's index straight from this gateway
+ * (the descriptor, then the engine, checked against the pins before any of it runs, and its
+ * chunks under the descriptor's baseUrl) and runs every query in the browser with the contract's
+ * cardSearch: this page holds no query logic of its own. Card data is only ever written with
+ * textContent, never as HTML.
  */
-import { GAMES, ID_LIKE_QUERY, compactId, exactName, textHasWords, nameIs, searchRecordHit, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract';
+import { GAMES, SEARCH_FUZZY_MODULE, SEARCH_NAMES_FILE, SEARCH_PATHS } from '@snapdeck/contract';
 
 export const SEARCH_PAGE = `<!doctype html>
 <html lang="en">
@@ -56,15 +57,10 @@ li.hit{background:#fff;border:1px solid #d8dde3;margin:0 0 6px;padding:6px 10px;
 
 const games = GAMES.map((g) => ({ slug: g.slug, displayName: g.displayName, descriptor: SEARCH_PATHS.descriptor(g.searchIndexName) }));
 
-export const SEARCH_APP = `import { importPinnedModule, openPinnedEngine } from '/search/engine.js';
+export const SEARCH_APP = `import { cardSearch, importPinnedModule, openPinnedEngine } from '/search/engine.js';
 const GAMES = ${JSON.stringify(games)};
 const FILES = ${JSON.stringify({ fuzzy: SEARCH_FUZZY_MODULE, names: SEARCH_NAMES_FILE })};
-const ID_LIKE = ${ID_LIKE_QUERY.toString()};
-const compactId = ${compactId.toString()};
-const textHasWords = ${textHasWords.toString()};
-const searchRecordHit = ${searchRecordHit.toString()};
-const nameIs = ${nameIs.toString()};
-const exactName = ${exactName.toString()};
+const SHOWN = 25;
 const $ = (id) => document.getElementById(id);
 const el = (tag, className, text) => { const node = document.createElement(tag); if (className) node.className = className; if (text !== undefined) node.textContent = text; return node; };
 const opened = new Map();
@@ -88,23 +84,16 @@ async function openIndex(slug) {
       await engine.options({ basePath: base, baseUrl: '/' });
       await engine.init();
       await engine.filters();
-      return { descriptor, base, engine, fuzzy: null };
+      // The index's names and fuzzy matcher, loaded by the query logic on a first typo only.
+      const names = async () => {
+        const [{ default: MiniSearch }, list] = await Promise.all([importPinnedModule(FILES.fuzzy, base, engineFiles), fetch(base + FILES.names).then((r) => r.json())]);
+        return { MiniSearch, names: list };
+      };
+      return { descriptor, query: cardSearch(engine, names) };
     })());
     opened.get(slug).catch(() => opened.delete(slug));
   }
   return opened.get(slug);
-}
-
-async function closestName(index, term) {
-  index.fuzzy ??= (async () => {
-    const [{ default: MiniSearch }, names] = await Promise.all([importPinnedModule(FILES.fuzzy, index.base, engineFiles), fetch(index.base + FILES.names).then((r) => r.json())]);
-    const mini = new MiniSearch({ fields: ['name'], searchOptions: { fuzzy: 0.25, prefix: true } });
-    mini.addAll(names.map((name, id) => ({ id, name })));
-    return { mini, names };
-  })();
-  const { mini, names } = await index.fuzzy;
-  const best = mini.search(term, { combineWith: 'AND' })[0];
-  return best ? names[best.id] : null;
 }
 
 const nameOf = (hit) => (typeof hit.name === 'string' ? hit.name : hit.name.english);
@@ -155,30 +144,11 @@ async function search() {
   try {
     $('status').textContent = 'Searching…';
     const index = await openIndex(state.game);
-    let found = ID_LIKE.test(term) ? await index.engine.search(compactId(term), { filters: state.filters }) : null;
-    if (found === null || found.results.length === 0) found = await index.engine.search(term === '' ? null : term, { filters: state.filters });
-    let note = '';
-    let data = await Promise.all(found.results.slice(0, 25).map((r) => r.data()));
-    if (term !== '' && !ID_LIKE.test(term) && !data.some((d) => nameIs(d.meta.title ?? '', term))) {
-      const exact = await index.engine.search(exactName(term), { filters: state.filters });
-      const named = (await Promise.all(exact.results.slice(0, 25).map((r) => r.data()))).filter((d) => nameIs(d.meta.title ?? '', term));
-      if (named.length > 0) data = [...named, ...data.filter((d) => !named.some((n) => n.raw_url === d.raw_url))].slice(0, 25);
-    }
-    if (term !== '' && !ID_LIKE.test(term) && !data.some((d) => textHasWords(d.content, term))) {
-      const name = await closestName(index, term);
-      if (name && name.toLowerCase() !== term.toLowerCase()) {
-        const retry = await index.engine.search(name, { filters: state.filters });
-        if (retry.results.length > 0) {
-          found = retry;
-          data = await Promise.all(found.results.slice(0, 25).map((r) => r.data()));
-          note = 'Showing results for ' + name;
-        }
-      }
-    }
+    const found = await index.query.search(term, { filters: state.filters, limit: SHOWN });
     if (run !== state.run) return;
-    renderFacets(index.descriptor, found.filters);
-    renderHits(data.map((d) => JSON.parse(searchRecordHit(d.raw_url))));
-    $('summary').textContent = found.results.length + ' cards' + (note ? ' — ' + note : '');
+    renderFacets(index.descriptor, found.facets);
+    renderHits(found.hits);
+    $('summary').textContent = found.total + ' cards' + (found.correctedTo ? ' — Showing results for ' + found.correctedTo : '');
     $('status').textContent = 'Version ' + index.descriptor.version;
     document.body.dataset.ready = String(run);
   } catch (error) {

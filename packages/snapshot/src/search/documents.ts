@@ -1,4 +1,4 @@
-import { CARD_MODELS, SEARCH_FIELDS, compactId, exactName, facetValues, searchRecordUrl, type GameSlug } from '@snapdeck/contract';
+import { CARD_MODELS, SEARCH_FIELDS, compactId, compactName, facetValues, nameEntryWord, nameWord, searchRecordUrl, type GameSlug } from '@snapdeck/contract';
 
 /**
  * A card as the search engine indexes it (decisions.md "Search"): the name's words weighted
@@ -31,10 +31,11 @@ const WEIGHT = { name: 10, number: 9, text: 1 } as const;
 /**
  * A weighted part of a record's content, in the markers Pagefind's own HTML parser writes for
  * `data-pagefind-weight` (its indexer reads them from a custom record's content the same way).
- * A card's own words never start a marker: leading underscores are dropped from them.
+ * A card's own words hold no `_`: none starts a weight marker, and none is a name word
+ * (nameWord) or an id's compact word (compactId), whose `_` says they are ours.
  */
-const weighted = (weight: number, text: string) =>
-  ` ___PAGEFIND_WEIGHT___${weight} ${text.replace(/(^|\s)_+/g, '$1')} ___END_PAGEFIND_WEIGHT___ `;
+const weighted = (weight: number, text: string) => ` ___PAGEFIND_WEIGHT___${weight} ${text} ___END_PAGEFIND_WEIGHT___ `;
+const ownWords = (text: string) => text.replace(/_+/g, ' ');
 
 /**
  * Each word of a card's rules text once (the first spelling of each, case aside), in order. A
@@ -55,26 +56,32 @@ function uniqueWords(text: string): string {
   return words.join(' ');
 }
 
-/** The indexed record of one card, from its hit JSON. */
-export function searchRecord(game: GameSlug, hitJson: Uint8Array): SearchRecord {
+/**
+ * The indexed record of one card, from its hit JSON. `namesListed`: the names (compactName) whose
+ * first card was indexed already; the first card of a name also gets its entry word
+ * (nameEntryWord), and its name is added.
+ */
+export function searchRecord(game: GameSlug, hitJson: Uint8Array, namesListed: Set<string>): SearchRecord {
   const text = Buffer.from(hitJson).toString('utf8');
   const hit = JSON.parse(text) as Record<string, unknown> & { id: string };
   const fields = SEARCH_FIELDS[game];
   const name = CARD_MODELS[game].nameOf(hit as never);
   const numbers = [...new Set([hit.id, ...fields.numbers.map((f) => textOf(hit[f]))].filter(Boolean))];
   // Pagefind splits "BT1-001" and "aesan-burn-2" into words; the compact form is one word, so an
-  // id typed whole finds that card first (the client searches it: compactId), and so does the
-  // whole name (exactName) for a query that is a card's name.
-  const compact = [...new Set(numbers.map(compactId)), exactName(name)];
-  const rules = uniqueWords(fields.text.map((f) => textOf(hit[f])).join(' '));
+  // id typed whole finds that card first (the client searches it: compactId). The name word
+  // (nameWord) is what a query's name word prefix-matches: the names the query starts.
+  const key = compactName(name);
+  const compact = [...new Set(numbers.map(compactId)), nameWord(name), ...(namesListed.has(key) ? [] : [nameEntryWord(name)])];
+  namesListed.add(key);
+  const rules = uniqueWords(ownWords(fields.text.map((f) => textOf(hit[f])).join(' ')));
   const filters: Record<string, string[]> = {};
   for (const facet of fields.facets) {
     const values = facetValues(hit[facet.field]);
     if (values.length > 0) filters[facet.field] = values;
   }
   const content = [
-    weighted(WEIGHT.name, name),
-    weighted(WEIGHT.number, [...numbers, ...compact].join(' ')),
+    weighted(WEIGHT.name, ownWords(name)),
+    weighted(WEIGHT.number, [...numbers.map(ownWords), ...compact].join(' ')),
     rules === '' ? '' : weighted(WEIGHT.text, rules),
   ].join('');
   return { id: hit.id, name, url: searchRecordUrl(hit.id, text), content, meta: { title: name }, filters };

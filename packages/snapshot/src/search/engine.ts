@@ -124,8 +124,9 @@ export async function buildSearchFiles(game: GameSlug, entries: readonly Catalog
     // Records go to Pagefind's process in batches without waiting for each answer (one round
     // trip per record made the 100,000-card index take minutes).
     const order = byName(game, entries);
+    const namesListed = new Set<string>();
     for (let from = 0; from < order.length; from += BATCH) {
-      const batch = order.slice(from, from + BATCH).map((i) => searchRecord(game, entries[i]!.hit));
+      const batch = order.slice(from, from + BATCH).map((i) => searchRecord(game, entries[i]!.hit, namesListed));
       const added = await Promise.all(batch.map((record) => {
         names.add(record.name);
         return index.addCustomRecord({ url: record.url, content: record.content, language: LANGUAGE, meta: record.meta, filters: record.filters });
