@@ -3,35 +3,48 @@ import type { SnapshotReader } from '@snapdeck/snapshot';
 import type { StoreSource } from '@snapdeck/store';
 import { buildInfo } from './build-info.ts';
 import { CatalogChecks } from './catalog-checks.ts';
-import type { RequestObserver } from './middleware/access-log.ts';
+import type { RequestObserver, RouteObserver } from './middleware/access-log.ts';
 import type { QuotaCounter } from './quota/counter.ts';
 import type { StorageHealth } from './storage-health.ts';
 
-type CounterChild = ReturnType<Counter<'route' | 'status'>['labels']>;
-type HistogramChild = ReturnType<Histogram<'route'>['labels']>;
+/** Requests answered with one status on one route, counted here and added to the counter when scraped. */
+interface Answered {
+  labels: { route: string; status: string };
+  count: number;
+  counted: number;
+}
 
 /**
  * The gateway's Prometheus metrics, in a registry of its own (not prom-client's global one, so
- * several gateways in one process do not share counters). Per request: one counter increment and
- * one histogram observation, through cached label children, fed by the access log
- * (middleware/access-log.ts). Snapshot cache and version figures are read when /metrics is
- * scraped (collect callbacks), never on the request path; routes/metrics.ts serves them.
+ * several gateways in one process do not share counters). Per request, fed by the access log
+ * (middleware/access-log.ts): one histogram observation through the route's label child, and one
+ * increment of a plain number, which snapdeck_http_requests_total takes up when /metrics is
+ * scraped (its collect callback, as the snapshot figures below). prom-client's increment checks
+ * and hashes the labels each time, for a series known when the route is registered. Snapshot
+ * cache and version figures are read when scraped too, never on the request path;
+ * routes/metrics.ts serves them.
  */
 export class GatewayMetrics implements RequestObserver {
   readonly registry = new Registry();
-  private readonly requests: Counter<'route' | 'status'>;
   private readonly duration: Histogram<'route'>;
-  private readonly requestChildren = new Map<string, CounterChild>();
-  private readonly durationChildren = new Map<string, HistogramChild>();
+  /** Every (route, status) answered at least once, in the order first seen. */
+  private readonly answered: Answered[] = [];
 
   constructor(snapshots: SnapshotReader, quota?: QuotaCounter, store?: StoreSource, storage?: StorageHealth) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({
+    const answered = this.answered;
+    new Counter({
       name: 'snapdeck_http_requests_total',
       help: 'HTTP requests answered, by route pattern (unmatched: no route) and status',
       labelNames: ['route', 'status'] as const,
       registers,
+      collect() {
+        for (const series of answered) {
+          if (series.count > series.counted) this.inc(series.labels, series.count - series.counted);
+          series.counted = series.count;
+        }
+      },
     });
     this.duration = new Histogram({
       name: 'snapdeck_http_request_duration_seconds',
@@ -150,19 +163,21 @@ export class GatewayMetrics implements RequestObserver {
     }
   }
 
-  observe(route: string, status: number, seconds: number): void {
-    const key = `${status} ${route}`;
-    let counter = this.requestChildren.get(key);
-    if (!counter) {
-      counter = this.requests.labels(route, String(status));
-      this.requestChildren.set(key, counter);
-    }
-    counter.inc();
-    let histogram = this.durationChildren.get(route);
-    if (!histogram) {
-      histogram = this.duration.labels(route);
-      this.durationChildren.set(route, histogram);
-    }
-    histogram.observe(seconds);
+  route(route: string): RouteObserver {
+    const duration = this.duration.labels(route);
+    // Indexed by status; a series exists from the first answer with that status, as before.
+    const byStatus: Answered[] = [];
+    return {
+      observe: (status, seconds) => {
+        let series = byStatus[status];
+        if (series === undefined) {
+          series = { labels: { route, status: String(status) }, count: 0, counted: 0 };
+          byStatus[status] = series;
+          this.answered.push(series);
+        }
+        series.count++;
+        duration.observe(seconds);
+      },
+    };
   }
 }

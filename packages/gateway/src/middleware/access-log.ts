@@ -15,6 +15,8 @@ const PLAIN_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 const REDACTED = '[REDACTED]';
 
 function decodedName(rawName: string): string | null {
+  // Nothing to decode in most names; decodeURIComponent would hand the same string back.
+  if (!rawName.includes('%') && !rawName.includes('+')) return rawName;
   try {
     return decodeURIComponent(rawName.replace(/\+/g, ' '));
   } catch {
@@ -48,6 +50,7 @@ export function redactedUrl(url: string): string {
 
 /** The path with its escapes decoded where they are valid (so `pd_%39…` is masked too). */
 function safeDecode(path: string): string {
+  if (!path.includes('%')) return path;
   try {
     return decodeURIComponent(path);
   } catch {
@@ -64,25 +67,32 @@ export function clientOf(header: string | undefined): string | undefined {
   return header !== undefined && CLIENT_HEADER_PATTERN.test(header) ? shortenSecrets(header) : undefined;
 }
 
+/** Where the access log reports each answer's status and duration (metrics.ts), per route. */
 export interface RequestObserver {
-  observe(route: string, status: number, seconds: number): void;
+  /** The observer of one route's answers, made once when the route is registered. */
+  route(route: string): RouteObserver;
+}
+
+export interface RouteObserver {
+  observe(status: number, seconds: number): void;
 }
 
 /**
  * One JSON line per request (pino, info level): method, route pattern, status, duration, body
- * bytes, request id, key id (never the key, never a token or cursor) and client. pino's default
- * destination writes asynchronously; `LOG_LEVEL=silent` (or anything above info) turns the lines
+ * bytes, request id, key id (never the key, never a token or cursor) and client. The gateway's log
+ * writes them in batches (log.ts); `LOG_LEVEL=silent` (or anything above info) turns the lines
  * off, leaving only the timing for `observer` (metrics). `route` is the pattern of the route this
  * step is part of ('/v1/games/:slug/cards'), or 'unmatched' (404, 405, preflights): a bounded set
  * of values, fit for metric labels. The first step of every route.
  */
 export function accessLog(log: Logger, route: string, observer?: RequestObserver): Step {
+  const observed = observer?.route(route);
   return (c, next) => {
     const started = performance.now();
     return afterResponse(next(), (response) => {
       const durationMs = performance.now() - started;
       const status = response.status;
-      observer?.observe(route, status, durationMs / 1000);
+      observed?.observe(status, durationMs / 1000);
       if (!log.isLevelEnabled('info')) return;
       const method = c.req.method;
       const body = method === 'HEAD' ? null : c.get('responseBody');

@@ -3,7 +3,7 @@ import { andThen, type MaybePromise } from '@snapdeck/snapshot';
 import type { GatewayEnv } from '../env.ts';
 import { sendError } from '../http/response.ts';
 import type { Step } from '../http/pipeline.ts';
-import { quotaHeaders, type QuotaCounter } from '../quota/counter.ts';
+import { addQuotaHeaders, quotaHeaders, type QuotaCounter } from '../quota/counter.ts';
 
 /**
  * Counts one request for `subject` and goes on with `next`, adding the quota headers to whatever
@@ -17,9 +17,8 @@ export function meterRequest(
   next: () => MaybePromise<Response>,
 ): MaybePromise<Response> {
   return andThen(counter.consume(subject, quota), (decision) => {
-    const headers = quotaHeaders(decision);
-    if (!decision.allowed) return sendError(c, 'rateLimitExceeded', undefined, headers);
-    Object.assign(c.get('headers'), headers);
+    if (!decision.allowed) return sendError(c, 'rateLimitExceeded', undefined, quotaHeaders(decision));
+    addQuotaHeaders(c.get('headers'), decision);
     return next();
   });
 }

@@ -58,13 +58,16 @@ export class MemoryQuotaCounter implements QuotaCounter {
 
 /** Both header families of decisions.md, for every metered response (429 included). */
 export function quotaHeaders(decision: QuotaDecision): Record<string, string> {
-  const headers: Record<string, string> = {
-    'RateLimit-Policy': `"default";q=${decision.quota};w=${WINDOW_SECONDS}`,
-    RateLimit: `"default";r=${decision.remaining};t=${decision.resetSeconds}`,
-    'RateLimit-Limit': String(decision.quota),
-    'RateLimit-Remaining': String(decision.remaining),
-    'RateLimit-Reset': String(decision.resetSeconds),
-  };
+  return addQuotaHeaders({}, decision);
+}
+
+/** Adds quotaHeaders(decision) to `headers`, in the same order, without a second object. */
+export function addQuotaHeaders(headers: Record<string, string>, decision: QuotaDecision): Record<string, string> {
+  headers['RateLimit-Policy'] = `"default";q=${decision.quota};w=${WINDOW_SECONDS}`;
+  headers.RateLimit = `"default";r=${decision.remaining};t=${decision.resetSeconds}`;
+  headers['RateLimit-Limit'] = String(decision.quota);
+  headers['RateLimit-Remaining'] = String(decision.remaining);
+  headers['RateLimit-Reset'] = String(decision.resetSeconds);
   if (!decision.allowed) headers['Retry-After'] = String(decision.resetSeconds);
   return headers;
 }
