@@ -1,8 +1,9 @@
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ADDRESS_QUOTA_DEFAULT, DECK_DETAILS_MAX_IDS, DECK_LIST_LIMIT, DECK_SORTS, UUID_V4, findGame, isDeckSort, type DeckSort, type GameSlug } from '@snapdeck/contract';
+import { contentTag, type Body } from '@snapdeck/snapshot';
 import {
-  DeckStore, ResolvedDeckCache, catalogLookup, clampListLimit, deckDetails, deckText,
+  DeckStore, ResolvedDeckCache, catalogLookup, clampListLimit, deckDetailsJson, deckText,
   gaTts, limitlessText, listPublicDecks, lookupCards, namesOf, parseIsoMs, snapdeckText, toFullDeck,
   type CardLookup, type StoredDeck,
 } from '@snapdeck/store';
@@ -10,7 +11,7 @@ import type { GatewayEnv } from '../env.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
 import { clientAddress } from '../http/client-address.ts';
 import { fromMiddleware, type Step } from '../http/pipeline.ts';
-import { respond, sendError, sendRendered } from '../http/response.ts';
+import { respond, sendAs, sendError, sendRendered, sendRepresentation } from '../http/response.ts';
 import { ALL_DECKS_KEY, addSurrogateKeys, deckKey } from '../http/surrogate-keys.ts';
 import { meterAddress } from '../middleware/quota.ts';
 import { requireScope } from '../middleware/scope.ts';
@@ -23,12 +24,39 @@ const DETAILS_BODY_LIMIT = 64 * 1024;
 const TEXT = 'text/plain; charset=utf-8';
 const DECK_FORMATS = ['json', 'text', 'ga-tts'] as const;
 const TEXT_FORMATS = { snapdeck: snapdeckText, limitless: limitlessText } as const;
+const DATA_OPEN = Buffer.from('{"data":');
+const DATA_CLOSE = Buffer.from('}');
+const PUBLIC_DECK = sendAs('application/json', CACHE.publicDeck);
+const TOKEN_DECK = sendAs('application/json', CACHE.tokenDeck);
+
+// Connection: close: the rest of the body is never read, so the connection cannot carry another request.
+const bodyTooLarge = (c: Context) => sendError(c as Context<GatewayEnv>, 'detailsBody', `the body may be at most ${DETAILS_BODY_LIMIT} bytes`, { Connection: 'close' });
+const limitedBody = fromMiddleware(bodyLimit({ maxSize: DETAILS_BODY_LIMIT, onError: bodyTooLarge }));
+
+/**
+ * hono/body-limit's rule for POST /v1/decks/details. With a Content-Length (and no
+ * Transfer-Encoding) body-limit decides from that header alone, and so does this step, with the
+ * same comparison; only a body of unknown length goes through body-limit itself. Why: body-limit
+ * asks for the request's Web ReadableStream first, whatever the request, which makes
+ * @hono/node-server build a full Fetch Request around the socket and read the body through it;
+ * without that c.req.text() reads the body straight from node:http (bench:hotpath,
+ * "POST /v1/decks/details (10 ids)").
+ */
+const detailsBodyLimit: Step = (c, next) => {
+  const length = c.req.header('content-length');
+  if (length === undefined || c.req.header('transfer-encoding') !== undefined) return limitedBody(c, next);
+  return parseInt(length, 10) > DETAILS_BODY_LIMIT ? bodyTooLarge(c) : next();
+};
 
 /** The four deck endpoints (interface.md §4.4–4.7, decisions.md "Decks"). */
 export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addressQuota, trustProxy }: GatewayRoutes): void {
   // Decks, tokens and the cursor key come from the store view the request is pinned to.
   const decksOf = (c: Context<GatewayEnv>): DeckStore => c.get('store').decks;
   const resolved = new ResolvedDeckCache();
+  // What is made from a deck (its details part, its format=json body) is kept per StoredDeck:
+  // DeckStore hands out the same object until the database changes, then a new one.
+  const detailsJson = new WeakMap<StoredDeck, Buffer>();
+  const jsonBodies = new WeakMap<StoredDeck, Body>();
   // Cards are read from whichever version is current at the time of each read.
   const lookupFor = async (game: GameSlug): Promise<CardLookup> =>
     catalogLookup(game, { cardRecord: async (id) => versions.readCurrent(game, (version) => version.cardRecord(id)) });
@@ -79,10 +107,7 @@ export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addre
     '/v1/decks/details',
     keyed,
     requireScope('decks:read:public'),
-    // Connection: close: the rest of the body is never read, so the connection cannot carry another request.
-    fromMiddleware(
-      bodyLimit({ maxSize: DETAILS_BODY_LIMIT, onError: (c) => sendError(c as Context<GatewayEnv>, 'detailsBody', `the body may be at most ${DETAILS_BODY_LIMIT} bytes`, { Connection: 'close' }) }),
-    ),
+    detailsBodyLimit,
     async (c) => {
       let body: unknown;
       try {
@@ -95,9 +120,9 @@ export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addre
         return sendError(c, 'detailsBody', 'expected {"ids": ["<deck id>", ...]}');
       }
       if (ids.length > DECK_DETAILS_MAX_IDS) return sendError(c, 'detailsTooMany', `${ids.length} ids were sent`);
-      const data = await deckDetails(decksOf(c), resolved, ids as string[], lookupFor);
+      const data = await deckDetailsJson(decksOf(c), resolved, detailsJson, ids as string[], lookupFor);
       addSurrogateKeys(c, ALL_DECKS_KEY);
-      return respond(c, 200, JSON.stringify({ data }), { 'Content-Type': 'application/json', 'Cache-Control': CACHE.deckListing });
+      return respond(c, 200, Buffer.concat([DATA_OPEN, data, DATA_CLOSE]), { 'Content-Type': 'application/json', 'Cache-Control': CACHE.deckListing });
     },
   );
 
@@ -116,9 +141,17 @@ export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addre
     if (format === 'ga-tts' && deck.gameId !== 'grand-archive') return sendError(c, 'gaTtsOnly');
 
     const cacheControl = byToken ? CACHE.tokenDeck : CACHE.publicDeck;
+    if (format === 'json') {
+      let body = jsonBodies.get(deck);
+      if (!body) {
+        const bytes = Buffer.from(JSON.stringify({ data: toFullDeck(deck, await resolved.resolve(deck, await lookupFor(deck.gameId))) }));
+        body = { bytes, etag: contentTag(bytes), encoding: 'identity' };
+        jsonBodies.set(deck, body);
+      }
+      return sendRepresentation(c, body, byToken ? TOKEN_DECK : PUBLIC_DECK);
+    }
     const lookup = await lookupFor(deck.gameId);
     const cards = await resolved.resolve(deck, lookup);
-    if (format === 'json') return sendRendered(c, JSON.stringify({ data: toFullDeck(deck, cards) }), { cacheControl });
     const infos = await lookupCards(cards.map((card) => card.cardId), lookup);
     if (format === 'text') return sendRendered(c, deckText({ gameId: deck.gameId, cards }, namesOf(infos)), { contentType: TEXT, cacheControl });
     return sendRendered(c, JSON.stringify({ data: gaTts({ id: deck.id, name: deck.name, cards }, infos) }), { cacheControl });

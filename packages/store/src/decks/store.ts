@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DECK_SORTS, LOWER_CASE_UUID_V4, type DeckSort, type DeckSummary, type GameSlug } from '@snapdeck/contract';
 import type { Db } from '../db/database.ts';
+import { DeckCache } from './deck-cache.ts';
 import { hashSecret } from '../keys/store.ts';
 import { listingStatements, sinceStatements, type ListingStatements, type SummaryRow } from './listing-statements.ts';
 import { toIso } from './timestamps.ts';
@@ -95,6 +96,8 @@ export class DeckStore {
   private countsState = '';
 
   private readonly tokenLookup: TokenLookup;
+  /** Decks read, kept until the database changes (deck-cache.ts). */
+  private readonly cache: DeckCache;
 
   constructor(readonly db: Db, options: DeckStoreOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -107,9 +110,7 @@ export class DeckStore {
       deckById: db.prepare<[string], DeckRow>(`SELECT ${DECK_COLUMNS} FROM decks WHERE id = ?`),
       cardsOfDeck: db.prepare<[number], CardRow>('SELECT deck_seq, card_id, quantity, zone_id FROM deck_cards WHERE deck_seq = ? ORDER BY position'),
       // Up to 50 decks and their cards in two statements, whatever the number of ids (json_each).
-      publicDecksByIds: db.prepare<[string], DeckRow>(
-        `SELECT ${DECK_COLUMNS} FROM decks WHERE id IN (SELECT value FROM json_each(?)) AND visibility = 'public'`,
-      ),
+      decksByIds: db.prepare<[string], DeckRow>(`SELECT ${DECK_COLUMNS} FROM decks WHERE id IN (SELECT value FROM json_each(?))`),
       cardsOfDecks: db.prepare<[string], CardRow>(
         'SELECT deck_seq, card_id, quantity, zone_id FROM deck_cards WHERE deck_seq IN (SELECT value FROM json_each(?)) ORDER BY deck_seq, position',
       ),
@@ -123,6 +124,7 @@ export class DeckStore {
     };
     const tokenFor = this.statements.tokenFor;
     this.tokenLookup = options.tokens ?? ((hash) => tokenFor.get(hash));
+    this.cache = new DeckCache(db);
   }
 
   /** One keyset page of a game's public decks (decisions.md "Decks" for the order). */
@@ -180,25 +182,43 @@ export class DeckStore {
   getDeck(id: string): StoredDeck | null {
     const deckId = normalizeDeckId(id);
     if (!deckId) return null;
-    const row = this.statements.deckById.get(deckId);
-    if (!row) return null;
-    return toDeck(row, this.statements.cardsOfDeck.all(row.seq).map(toEntry));
+    const cache = this.cache.fresh();
+    let deck = cache.get(deckId);
+    if (deck === undefined) {
+      const row = this.statements.deckById.get(deckId);
+      deck = row ? toDeck(row, this.statements.cardsOfDeck.all(row.seq).map(toEntry)) : null;
+      cache.set(deckId, deck);
+    }
+    return deck;
   }
 
   /**
    * The public decks among `ids` (any order; malformed, private and missing ids are simply not
-   * returned). Two statements whatever the number of ids.
+   * returned). The decks not kept already are read in two statements, whatever their number.
    */
   getPublicDecks(ids: readonly string[]): StoredDeck[] {
-    const wanted = [...new Set(ids.map(normalizeDeckId).filter((id): id is string => id !== null))];
-    if (wanted.length === 0) return [];
-    const rows = this.statements.publicDecksByIds.all(JSON.stringify(wanted));
-    if (rows.length === 0) return [];
-    const cards = new Map<number, StoredCardEntry[]>(rows.map((row) => [row.seq, []]));
-    for (const card of this.statements.cardsOfDecks.all(JSON.stringify(rows.map((row) => row.seq)))) {
-      cards.get(card.deck_seq)!.push(toEntry(card));
+    const cache = this.cache.fresh();
+    const found: StoredDeck[] = [];
+    const missing: string[] = [];
+    for (const id of new Set(ids.map(normalizeDeckId).filter((id): id is string => id !== null))) {
+      const deck = cache.get(id);
+      if (deck === undefined) missing.push(id);
+      else if (deck) found.push(deck);
     }
-    return rows.map((row) => toDeck(row, cards.get(row.seq)!));
+    if (missing.length > 0) {
+      const rows = this.statements.decksByIds.all(JSON.stringify(missing));
+      const cards = new Map<number, StoredCardEntry[]>(rows.map((row) => [row.seq, []]));
+      if (rows.length > 0) {
+        for (const card of this.statements.cardsOfDecks.all(JSON.stringify(rows.map((row) => row.seq)))) cards.get(card.deck_seq)!.push(toEntry(card));
+      }
+      const read = new Map(rows.map((row) => [row.id, toDeck(row, cards.get(row.seq)!)]));
+      for (const id of missing) {
+        const deck = read.get(id) ?? null;
+        cache.set(id, deck);
+        if (deck) found.push(deck);
+      }
+    }
+    return found.filter((deck) => deck.visibility === 'public');
   }
 
   /**
