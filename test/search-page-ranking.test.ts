@@ -36,7 +36,8 @@ beforeAll(async () => {
   page.on('pageerror', (error) => problems.push(error.message));
   page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
   await page.goto(`${gateway.url}/search`, { waitUntil: 'load' });
-  await page.waitForFunction('Number(document.body.dataset.ready ?? 0) > 0', undefined, { timeout: 60_000 });
+  // A function, not a string: the page's policy refuses eval.
+  await page.waitForFunction(() => Number((globalThis as unknown as { document: { body: { dataset: Record<string, string | undefined> } } }).document.body.dataset.ready ?? 0) > 0, undefined, { timeout: 60_000 });
 }, 240_000);
 
 afterAll(async () => {

@@ -133,9 +133,10 @@ class CardQuery implements CardSearch {
    * The hits of a query in our order (see the file's comment), from searches of the one or two
    * index chunks the query's words are in: the words typed; the query's name word exactly (a whole
    * name: a word looked up, no scan); its entry word (one card per completion, unfiltered), unless
-   * the whole name's cards fill the page; its name word (every card of its completions, for the
-   * total), unless the query is one plain word, whose search holds them all already. Each search
-   * that matches words by prefix scans every word the engine has loaded, hence the two unless.
+   * the query is a whole name; its name word (every card of its completions, for the total),
+   * unless the query is one plain word, whose search holds them all already. Each search that
+   * matches words by prefix scans every word the engine has loaded (at 100,000 cards, several
+   * milliseconds), hence the two unless.
    */
   private async ranked(term: string, filters: SearchFilters, limit: number): Promise<Ranked> {
     const typed = compactName(term);
@@ -146,12 +147,11 @@ class CardQuery implements CardSearch {
       typed !== '' && !plainWord ? this.engine.search(nameWord(term), { filters }) : none,
       typed !== '' ? this.engine.search(exactly(term), { filters }) : none,
     ]);
-    const listing = typed !== '' && whole.results.length < limit ? this.engine.search(nameEntryWord(term), {}) : Promise.resolve(none);
-    const listed = await listing;
+    const listed = typed !== '' && whole.results.length === 0 ? await this.engine.search(nameEntryWord(term), {}) : none;
     const out = new Ordered();
     const filtered = Object.keys(filters).length > 0;
     // The first card of each other completion (the entry itself, or its name's best under the filters), shortest name first.
-    const others = async (names: readonly Completion[], skip: string) => {
+    const others = async (names: readonly Completion[], skip: string): Promise<void> => {
       for (const { name, key, entry } of names) {
         if (out.order.length >= limit) break;
         if (key === skip) continue;
@@ -159,19 +159,16 @@ class CardQuery implements CardSearch {
         else out.add((await this.engine.search(exactly(name), { filters })).results.slice(0, 1));
       }
     };
-    let names: Completion[] = [];
-    if (whole.results.length > 0) {
-      out.add(whole.results);
-      if (out.order.length < limit) await others((names = await this.completions(listed.results, typed)), typed);
-    } else {
-      names = await this.completions(listed.results, typed);
-      const shortest = names[0];
-      if (shortest !== undefined) {
-        const lead = (await this.engine.search(exactly(shortest.name), { filters })).results;
-        out.add(lead.slice(0, LEAD));
-        await others(names, shortest.key);
-        out.add(lead);
-      }
+    // A whole name: its cards, then the words' order, in which the names it starts follow (their
+    // first word starts with it, weighted as a name's).
+    out.add(whole.results);
+    const names = await this.completions(listed.results, typed);
+    const shortest = names[0];
+    if (shortest !== undefined) {
+      const lead = (await this.engine.search(exactly(shortest.name), { filters })).results;
+      out.add(lead.slice(0, LEAD));
+      await others(names, shortest.key);
+      out.add(lead);
     }
     const completes = whole.results.length > 0 || names.length > 0;
     const completions = completes ? named_ : none;

@@ -113,10 +113,10 @@ const marked = (name: string, marker: string): string => {
  * (`Agum` → `agu_m_`), which the engine matches as a prefix, whatever punctuation, spaces or
  * symbols the names hold; searched as an exact word (quoted), it finds the cards of exactly that
  * name. Every such word ends in `_`, so the engine's English stemmer leaves it as it is: stemmed,
- * `pil_e` (`Pile`) became `pil_` and found `Pillomon`, `gre_y` became `gre_i` and lost `Greymon`.
+ * `pil_e` (`Pile`) became `pil_` and found `Pillomon` first.
  * The marker sits after three characters, not first, so that these words sort beside the name's
  * own first word: a query's name words are in the index chunk its ordinary words are in, not in
- * chunks of their own (one more download on a first query).
+ * chunks of their own (which would be one more download on a first query).
  */
 export const nameWord = (name: string): string => marked(name, '_');
 
