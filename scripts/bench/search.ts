@@ -7,11 +7,13 @@
  *     Pagefind's binary together), on 100,000 generated Digimon cards;
  *   - a cold client's first query (bytes as sent, brotli, and requests), on 100,000 cards and on
  *     each real catalog (../shared/data/raw, imported); a later query's bytes and Node latency p95;
- *   - recall@5 on every real card name: exact, lower-case, prefix (typed up to the first 4 letters
- *     of its last word of 5+ letters), one seeded typo (names of 6+ letters), and recall@1 on ids.
+ *   - on the real catalogs, every distinct card name once and every card id (search/recall.ts says
+ *     each figure's queries): recall@5 exact, lower-case, prefix and one typo, recall@1 of the
+ *     shortest completion and of ids, and the Node latency p95 of all those queries.
  * Queries go through @snapdeck/client against a real gateway, through a counting proxy (at 100,000
  * cards `snapdeck serve` in its own process).
- * `--sample N` takes N names per catalog and kind instead of all (0: all).
+ * `--cards 0` leaves the generated catalog out (the real catalogs' rows only); `--misses N` prints
+ * up to N missed queries of each kind.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,7 +24,8 @@ import { startGateway } from '@snapdeck/gateway';
 import { FsDriver, build, readCatalog } from '@snapdeck/snapshot';
 import { generateCatalog } from '../generate-catalog.ts';
 import { importRealCatalog, realDataDir } from '../import-real.ts';
-import { clientFor, countingProxy, firstQuery, percentile, prefixOf, runSampled, typoOf, type CountingProxy } from './search/measure.ts';
+import { clientFor, countingProxy, firstQuery, percentile, runSampled, type CountingProxy } from './search/measure.ts';
+import { DEFINITIONS, KINDS, measure, type Kind } from './search/recall.ts';
 import { prng } from '../lib/deck-generator.ts';
 import { openDatabase } from '@snapdeck/store';
 import { startGatewayProcess } from './lib/process.ts';
@@ -30,12 +33,11 @@ import { startGatewayProcess } from './lib/process.ts';
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => (args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : fallback);
 const CARDS = option('cards', 100_000);
-const SAMPLE = option('sample', 0);
+const MISSES = option('misses', 0);
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
 const MB = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
 const pct = (hits: number, total: number) => `${((100 * hits) / Math.max(1, total)).toFixed(1)} % (${hits}/${total})`;
-type Kind = 'exact' | 'lower' | 'prefix' | 'typo' | 'id';
 const rows: string[][] = [];
 const row = (...cells: string[]) => {
   rows.push(cells);
@@ -43,11 +45,72 @@ const row = (...cells: string[]) => {
 };
 
 const work = await mkdtemp(join(tmpdir(), 'snapdeck-bench-search-'));
-const sampled = <T>(values: T[]) => (SAMPLE > 0 ? values.filter((_v, i) => i % Math.max(1, Math.floor(values.length / SAMPLE)) === 0).slice(0, SAMPLE) : values);
 try {
   console.log('| figure | target | measured |\n|---|---|---|');
+  if (CARDS > 0) await generated();
 
-  // 1. 100,000 generated cards: build (own process, tree RSS sampled), first and later queries.
+  // 2. The real catalogs: first query, recall.
+  const raw = realDataDir();
+  if (!raw) {
+    console.log('(../shared/data/raw is not here: the real-catalog rows are not measured)');
+  } else {
+    const catalog = join(work, 'real-catalog');
+    const snapshots = join(work, 'real-snapshots');
+    importRealCatalog({ raw, out: catalog });
+    await build({ catalogDir: catalog, storage: new FsDriver(snapshots), hitsPerPage: [100] });
+    const gateway2 = await startGateway({ port: 0, host: '127.0.0.1', snapshots, db: join(work, 'real.db'), searchQuota: 1e9, log: (await import('pino')).pino({ level: 'silent' }) });
+    const proxy2 = await countingProxy(gateway2.url);
+    const totals = Object.fromEntries(KINDS.map((kind) => [kind, [0, 0]])) as Record<Kind, [number, number]>;
+    const latencies: number[] = [];
+    let distinctNames = 0;
+    for (const game of GAME_SLUGS) {
+      const entries = await readCatalog(join(catalog, `${game}.jsonl`), game);
+      const cards = entries.map((e) => ({ id: e.id, name: CARD_MODELS[game].nameOf(JSON.parse(e.card.toString('utf8'))) }));
+      distinctNames += new Set(cards.map((card) => card.name)).size;
+      const first = await firstQuery(proxy2, game, cards[0]!.name);
+      row(`first query on ${game} (${cards.length} cards): bytes`, '≤ 300 kB', `${kB(first.bytes)} in ${first.requests} requests`);
+      const measured = await measure(game, await clientFor(proxy2).searchIndex(game), cards);
+      for (const kind of KINDS) {
+        totals[kind][0] += measured.counts[kind][0];
+        totals[kind][1] += measured.counts[kind][1];
+      }
+      latencies.push(...measured.ms);
+      console.log(`  ${game}: ${KINDS.map((kind) => `${kind} ${pct(...measured.counts[kind])}`).join(', ')}; latency p95 ${percentile(measured.ms, 95).toFixed(1)} ms`);
+      if (MISSES > 0) for (const kind of KINDS) for (const miss of measured.misses[kind].slice(0, MISSES)) console.log(`    missed (${kind}): ${miss}`);
+    }
+    console.log(`  ${distinctNames.toLocaleString('en')} distinct names, ${totals.id[1].toLocaleString('en')} ids, ${totals.prefix[1].toLocaleString('en')} prefix queries, ${totals.typo[1].toLocaleString('en')} typo queries`);
+    row('recall@5 on real card names: exact / lower-case', '100 % / 100 %', `${pct(...totals.exact)} / ${pct(...totals.lower)}`);
+    row('recall@5, prefix', '≥ 99.5 %', pct(...totals.prefix));
+    row('recall@1, shortest completion', '≥ 97 %', pct(...totals.shortest));
+    row('recall@5, one typo', '≥ 99.5 %', pct(...totals.typo));
+    row('recall@1 on card ids', '100 %', pct(...totals.id));
+    row('query latency on the real catalogs, Node, p95', '≤ 10 ms', `${percentile(latencies, 95).toFixed(1)} ms (median ${percentile(latencies, 50).toFixed(1)} ms; ${latencies.length.toLocaleString('en')} queries, top 5 each, one after another)`);
+    console.log(`\n${KINDS.map((kind) => `- ${kind}: ${DEFINITIONS[kind]}`).join('\n')}`);
+    await proxy2.close();
+    await gateway2.close();
+  }
+} finally {
+  await rm(work, { recursive: true, force: true });
+}
+
+async function laterQueries(proxy: CountingProxy, game: GameSlug, names: string[], rand: () => number, { facets = false, queries = 100 } = {}) {
+  const index = await clientFor(proxy).searchIndex(game);
+  await index.search(names[0]!, { limit: 10, facets });
+  const bytes: number[] = [];
+  const ms: number[] = [];
+  for (let i = 0; i < queries; i++) {
+    const name = names[Math.floor(rand() * names.length)]!;
+    const before = proxy.bytes;
+    const started = performance.now();
+    await index.search(name, { limit: 10, facets });
+    ms.push(performance.now() - started);
+    bytes.push(proxy.bytes - before);
+  }
+  return { bytesP95: percentile(bytes, 95), bytesMedian: percentile(bytes, 50), p95: percentile(ms, 95), p50: percentile(ms, 50) };
+}
+
+/** 1. The generated catalog (`--cards`, 100,000 by default): build (own process, tree RSS sampled), first and later queries. */
+async function generated(): Promise<void> {
   const bigCatalog = join(work, 'big-catalog');
   const bigSnapshots = join(work, 'big-snapshots');
   await (await import('node:fs/promises')).mkdir(bigCatalog, { recursive: true });
@@ -90,74 +153,4 @@ try {
   gateway.kill('SIGTERM');
   await new Promise((resolve) => gateway.once('exit', resolve));
   await rm(bigSnapshots, { recursive: true, force: true });
-
-  // 2. The real catalogs: first query, recall.
-  const raw = realDataDir();
-  if (!raw) {
-    console.log('(../shared/data/raw is not here: the real-catalog rows are not measured)');
-  } else {
-    const catalog = join(work, 'real-catalog');
-    const snapshots = join(work, 'real-snapshots');
-    importRealCatalog({ raw, out: catalog });
-    await build({ catalogDir: catalog, storage: new FsDriver(snapshots), hitsPerPage: [100] });
-    const gateway2 = await startGateway({ port: 0, host: '127.0.0.1', snapshots, db: join(work, 'real.db'), searchQuota: 1e9, log: (await import('pino')).pino({ level: 'silent' }) });
-    const proxy2 = await countingProxy(gateway2.url);
-    const totals: Record<Kind, [number, number]> = { exact: [0, 0], lower: [0, 0], prefix: [0, 0], typo: [0, 0], id: [0, 0] };
-    for (const game of GAME_SLUGS) {
-      const entries = await readCatalog(join(catalog, `${game}.jsonl`), game);
-      const cards = entries.map((e) => ({ id: e.id, name: CARD_MODELS[game].nameOf(JSON.parse(e.card.toString('utf8'))) }));
-      const first = await firstQuery(proxy2, game, cards[0]!.name);
-      row(`first query on ${game} (${cards.length} cards): bytes`, '≤ 300 kB', `${kB(first.bytes)} in ${first.requests} requests`);
-      const r = await recall(proxy2, game, cards);
-      for (const [kind, [hit, total]] of Object.entries(r) as Array<[Kind, [number, number]]>) {
-        totals[kind][0] += hit;
-        totals[kind][1] += total;
-      }
-      console.log(`  ${game}: ${Object.entries(r).map(([k, [h, t]]) => `${k} ${pct(h, t)}`).join(', ')}`);
-    }
-    row('recall@5 on real card names: exact / lower-case / prefix / one typo', '100 % / 100 % / ≥ 95 % / ≥ 90 %', [totals.exact, totals.lower, totals.prefix, totals.typo].map(([h, t]) => pct(h, t)).join(' / '));
-    row('recall@1 on card ids', '100 %', pct(totals.id[0], totals.id[1]));
-    await proxy2.close();
-    await gateway2.close();
-  }
-} finally {
-  await rm(work, { recursive: true, force: true });
-}
-
-async function laterQueries(proxy: CountingProxy, game: GameSlug, names: string[], rand: () => number, { facets = false, queries = 100 } = {}) {
-  const index = await clientFor(proxy).searchIndex(game);
-  await index.search(names[0]!, { limit: 10, facets });
-  const bytes: number[] = [];
-  const ms: number[] = [];
-  for (let i = 0; i < queries; i++) {
-    const name = names[Math.floor(rand() * names.length)]!;
-    const before = proxy.bytes;
-    const started = performance.now();
-    await index.search(name, { limit: 10, facets });
-    ms.push(performance.now() - started);
-    bytes.push(proxy.bytes - before);
-  }
-  return { bytesP95: percentile(bytes, 95), bytesMedian: percentile(bytes, 50), p95: percentile(ms, 95), p50: percentile(ms, 50) };
-}
-
-/** Recall of one catalog: a name query succeeds when a hit of that name is among the top 5; an id query when the first hit is that card. */
-async function recall(proxy: CountingProxy, game: GameSlug, cards: Array<{ id: string; name: string }>) {
-  const index = await clientFor(proxy).searchIndex(game);
-  const unique = sampled([...new Set(cards.map((c) => c.name))]);
-  const rand = prng(1919);
-  const found = async (query: string, name: string) => (await index.search(query, { limit: 5 })).hits.some((h) => CARD_MODELS[game].nameOf(h as never).toLowerCase() === name.toLowerCase());
-  const result: Record<Kind, [number, number]> = { exact: [0, 0], lower: [0, 0], prefix: [0, 0], typo: [0, 0], id: [0, 0] };
-  const count = async (kind: Kind, ok: Promise<boolean>) => {
-    result[kind][1] += 1;
-    if (await ok) result[kind][0] += 1;
-  };
-  for (const name of unique) {
-    await count('exact', found(name, name));
-    await count('lower', found(name.toLowerCase(), name));
-    const prefix = prefixOf(name);
-    if (prefix) await count('prefix', found(prefix, name));
-    if (name.replace(/[^\p{L}]/gu, '').length >= 6 && /[\p{L}\p{N}]{4,}/u.test(name)) await count('typo', found(typoOf(name, rand), name));
-  }
-  for (const card of sampled(cards)) await count('id', index.search(card.id, { limit: 1 }).then((r) => r.hits[0]?.id === card.id));
-  return result;
 }

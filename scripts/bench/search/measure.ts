@@ -1,4 +1,4 @@
-/** What bench:search measures on one built location: bytes and requests per query, latency, recall. */
+/** What bench:search measures on one built location: bytes and requests per query, latency (recall: recall.ts). */
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -58,29 +58,6 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-
-/** One edit (substitute, delete, insert or swap two letters) inside the name's longest word. */
-export function typoOf(name: string, next: () => number): string {
-  const words = name.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  const word = words.sort((a, b) => b.length - a.length)[0]!;
-  const i = 1 + Math.floor(next() * (word.length - 2));
-  const letter = 'abcdefghijklmnopqrstuvwxyz'[Math.floor(next() * 26)]!;
-  const kind = Math.floor(next() * 4);
-  const edited =
-    kind === 0 ? word.slice(0, i) + (letter === word[i]!.toLowerCase() ? (letter === 'a' ? 'b' : 'a') : letter) + word.slice(i + 1)
-    : kind === 1 ? word.slice(0, i) + word.slice(i + 1)
-    : kind === 2 ? word.slice(0, i) + letter + word.slice(i)
-    : word.slice(0, i - 1) + word[i] + word[i - 1] + word.slice(i + 1);
-  return name.replace(word, edited);
-}
-
-/** The name typed as far as the first 4+ letters of its last word of 5 letters or more; null when it has none. */
-export function prefixOf(name: string): string | null {
-  const words = [...name.matchAll(/[\p{L}\p{N}]+/gu)];
-  const last = [...words].reverse().find((m) => m[0].length >= 5);
-  if (!last) return null;
-  return name.slice(0, last.index! + 4);
-}
 
 /** Peak RSS (KiB) of a process and all its descendants, sampled every 100 ms until it exits; and its stdout. */
 export async function runSampled(command: string, args: string[]): Promise<{ stdout: string; peakTreeKiB: number; code: number | null }> {
