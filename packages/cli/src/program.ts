@@ -9,7 +9,7 @@ import { registerServeCommand } from './commands/serve.ts';
 import { registerStoreCommand } from './commands/store.ts';
 import { registerTokensCommand } from './commands/tokens.ts';
 import { checkDatabase } from './options.ts';
-import { setUnfilteredOut } from './output.ts';
+import { outputOf, setUnfilteredOut } from './output.ts';
 import { reportFailure } from './report.ts';
 
 /** Where the CLI writes; the process streams unless a caller (a test) captures them. */
@@ -69,9 +69,9 @@ function pathOf(command: Command): string {
  * or the arguments alone (`from: 'user'`).
  */
 export async function runCli(argv: readonly string[], options: { from?: 'node' | 'user'; output?: CliOutput } = {}): Promise<number> {
-  const given = options.output ?? PROCESS_OUTPUT;
-  const output = secretSafe(given);
-  const program = createProgram(given);
+  const program = createProgram(options.output ?? PROCESS_OUTPUT);
+  // The program's own writers: secret-looking values already cut short (createProgram).
+  const output = outputOf(program);
   let running = '';
   program.hook('preAction', (_program, action) => {
     running = pathOf(action);
