@@ -80,8 +80,15 @@ interface Ranked {
 
 const titleOf = (data: EngineHitData): string => data.meta.title ?? '';
 const foldedLength = (name: string): number => name.normalize('NFD').replace(/\p{M}/gu, '').length;
-/** A hit's words as typed: its content without the words the build adds (ids' and names' compact words, all holding `_`). */
-const typedWords = (data: EngineHitData): string => data.content.replace(/\S*_\S*/gu, ' ');
+/**
+ * A hit's words as typed: its content without the words the build adds for its name (nameWord,
+ * nameEntryWord). Its ids stay (`BT1-001_`, idWord: the words `bt1`, `001`), so that a set code
+ * typed (`BT1`) is a search, not a typo of some name.
+ */
+const typedWords = (data: EngineHitData): string => {
+  const added = new Set([nameWord(titleOf(data)), nameEntryWord(titleOf(data))]);
+  return data.content.split(/\s+/u).filter((word) => !added.has(word)).join(' ');
+};
 const exactly = (name: string): string => `"${nameWord(name)}"`;
 
 /** Results in order, each once. */

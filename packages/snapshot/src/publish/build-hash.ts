@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { CatalogEntry } from '../catalog.ts';
 
 /** Bump when rendering changes so that the same input gets a new version id (publish-version.ts). */
-const RENDER_REVISION = 3; // 2: pages carry indexVersion; versions carry card hashes (changes/) and their search index (search/); 3: the index holds name and entry words (search/documents.ts)
+const RENDER_REVISION = 4; // 2: pages carry indexVersion; versions carry card hashes (changes/) and their search index (search/); 3: the index holds name and entry words (search/documents.ts); 4: smaller index files: ids as the engine's own joined word, the hit in the record URL unescaped (search/documents.ts, contract search.ts)
 
 /** SHA-256 of everything that determines a version's bytes (see publish-version.ts). */
 export function buildHash(game: string, entries: readonly CatalogEntry[], hitsPerPage: readonly number[], segmentBytes: number, withSearchIndex = true): string {

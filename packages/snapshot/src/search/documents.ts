@@ -1,4 +1,4 @@
-import { CARD_MODELS, SEARCH_FIELDS, compactId, compactName, facetValues, nameEntryWord, nameWord, searchRecordUrl, type GameSlug } from '@snapdeck/contract';
+import { CARD_MODELS, SEARCH_FIELDS, compactName, facetValues, idWord, nameEntryWord, nameWord, searchRecordUrl, type GameSlug } from '@snapdeck/contract';
 
 /**
  * A card as the search engine indexes it (decisions.md "Search"): the name's words weighted
@@ -32,7 +32,7 @@ const WEIGHT = { name: 10, number: 9, text: 1 } as const;
  * A weighted part of a record's content, in the markers Pagefind's own HTML parser writes for
  * `data-pagefind-weight` (its indexer reads them from a custom record's content the same way).
  * A card's own words hold no `_`: none starts a weight marker, and none is a name word
- * (nameWord) or an id's compact word (compactId), whose `_` says they are ours.
+ * (nameWord), whose `_` says it is ours; ids and card numbers end in one (idWord).
  */
 const weighted = (weight: number, text: string) => ` ___PAGEFIND_WEIGHT___${weight} ${text} ___END_PAGEFIND_WEIGHT___ `;
 const ownWords = (text: string) => text.replace(/_+/g, ' ');
@@ -67,11 +67,11 @@ export function searchRecord(game: GameSlug, hitJson: Uint8Array, namesListed: S
   const fields = SEARCH_FIELDS[game];
   const name = CARD_MODELS[game].nameOf(hit as never);
   const numbers = [...new Set([hit.id, ...fields.numbers.map((f) => textOf(hit[f]))].filter(Boolean))];
-  // Pagefind splits "BT1-001" and "aesan-burn-2" into words; the compact form is one word, so an
-  // id typed whole finds that card first (the client searches it: compactId). The name word
-  // (nameWord) is what a query's name word prefix-matches: the names the query starts.
+  // Pagefind indexes "BT1-001_" and "aesan-burn-2_" (idWord) as their parts and as one word
+  // (compactId), which an id typed whole searches exactly. The name word (nameWord) is what a
+  // query's name word prefix-matches: the names the query starts.
   const key = compactName(name);
-  const compact = [...new Set(numbers.map(compactId)), nameWord(name), ...(namesListed.has(key) ? [] : [nameEntryWord(name)])];
+  const compact = [nameWord(name), ...(namesListed.has(key) ? [] : [nameEntryWord(name)])];
   namesListed.add(key);
   const rules = uniqueWords(ownWords(fields.text.map((f) => textOf(hit[f])).join(' ')));
   const filters: Record<string, string[]> = {};
@@ -81,8 +81,8 @@ export function searchRecord(game: GameSlug, hitJson: Uint8Array, namesListed: S
   }
   const content = [
     weighted(WEIGHT.name, ownWords(name)),
-    weighted(WEIGHT.number, [...numbers.map(ownWords), ...compact].join(' ')),
+    weighted(WEIGHT.number, [...numbers.map(idWord), ...compact].join(' ')),
     rules === '' ? '' : weighted(WEIGHT.text, rules),
   ].join('');
-  return { id: hit.id, name, url: searchRecordUrl(hit.id, text), content, meta: { title: name }, filters };
+  return { id: hit.id, name, url: searchRecordUrl(text), content, meta: { title: name }, filters };
 }
