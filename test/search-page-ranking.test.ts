@@ -79,6 +79,7 @@ describe.skipIf(!raw)('the /search page, gateway under tsx', () => {
     ['gundam', 'G-Fa', 'G-Falcon'],
     ['gundam', '0 Gund', '0 Gundam'],
     ['gundam', '∀ Gund', '∀ Gundam'],
+    ['gundam', 'Big-', 'Big-Rang'],
   ])('shows the name being typed first: %s %j → %j', async (game, query, first) => {
     const shown = await typed(game, query);
     expect(shown.names[0], shown.names.slice(0, 5).join(' | ')).toBe(first);

@@ -71,6 +71,7 @@ describe.skipIf(!raw)('a search on the real catalogs ranks', () => {
     ['digimon', 'Digimon Empe', 'Digimon Emperor'],
     ['digimon', 'Aegiochusmon: Bl', 'Aegiochusmon: Blue'],
     ['grand-archive', "Alice, Whim's", "Alice, Whim's Monarch"],
+    ['gundam', 'Big-', 'Big-Rang'],
   ] as const)('names as typed, punctuation, digits and symbols included: %s %j → %j', async (game, query, first) => {
     const shown = await names(game, query);
     expect(shown[0], shown.join(' | ')).toBe(first);

@@ -13,7 +13,7 @@
  * `Agumon Expert`), LEAD of its cards, then one card of each other completion, shortest first,
  * then the rest in the engine's order.
  */
-import { ID_LIKE_QUERY, compactId, compactName, nameEntryWord, nameWord, searchRecordHit, textHasWords } from './search.ts';
+import { ID_LIKE_QUERY, compactId, compactName, nameEntryWord, nameWord, searchRecordHit, startsAsTyped, textHasWords } from './search.ts';
 import { NameMatcher, type FuzzyNames, type NameSource } from './search-names.ts';
 
 export type { FuzzyNames, NameSource };
@@ -169,7 +169,7 @@ class CardQuery implements CardSearch {
     // A whole name: its cards, then the words' order, in which the names it starts follow (their
     // first word starts with it, weighted as a name's).
     out.add(whole.results);
-    const names = await this.completions(listed.results, typed);
+    const names = await this.completions(listed.results, term);
     const shortest = names[0];
     if (shortest !== undefined) {
       const lead = (await this.engine.search(exactly(shortest.name), { filters })).results;
@@ -189,23 +189,25 @@ class CardQuery implements CardSearch {
   }
 
   /**
-   * The names that start with the query (compact: `typed`), from the first cards of the first
-   * ENTRIES_READ of them in the engine's order, shortest first (by the name's length as written,
-   * case and accents aside; the engine's order among equal lengths). A word no index word starts
-   * with makes the engine search the longest index word it starts with instead (pagefind_web
-   * `find_word_extensions`): when the first entry's name does not start with the query, there
-   * is no completion, and no other entry is read.
+   * The names that start with the query (by compactName), from the first cards of the first
+   * ENTRIES_READ of them in the engine's order: those that start with it as typed first, its
+   * punctuation included (startsAsTyped: `Big-` → Big-Rang before Bigro), then the others; each
+   * shortest first (by the name's length as written, case and accents aside; the engine's order
+   * among equal lengths). A word no index word starts with makes the engine search the longest
+   * index word it starts with instead (pagefind_web `find_word_extensions`): when the first
+   * entry's name does not start with the query, there is no completion, and no other entry is read.
    */
-  private async completions(entries: readonly EngineResult[], typed: string): Promise<Completion[]> {
+  private async completions(entries: readonly EngineResult[], term: string): Promise<Completion[]> {
+    const typed = compactName(term);
     const read = async (entry: EngineResult) => {
       const name = titleOf(await entry.data());
-      return { name, key: compactName(name), length: foldedLength(name), entry };
+      return { name, key: compactName(name), length: foldedLength(name), asTyped: startsAsTyped(name, term), entry };
     };
     if (entries.length === 0) return [];
     const first = await read(entries[0]!);
     if (!first.key.startsWith(typed)) return [];
     const rest = await Promise.all(entries.slice(1, ENTRIES_READ).map(read));
-    return [first, ...rest].filter(({ key }) => key.startsWith(typed)).sort((a, b) => a.length - b.length);
+    return [first, ...rest].filter(({ key }) => key.startsWith(typed)).sort((a, b) => Number(b.asTyped) - Number(a.asTyped) || a.length - b.length);
   }
 
   /**

@@ -95,6 +95,16 @@ export const textHasWords = (text: string, query: string): boolean => {
   return typed.every((word, i) => words.some((w) => w === word || (i === typed.length - 1 && w.startsWith(word))));
 };
 
+/** Text as a name is typed: case, accents and runs of spaces aside. */
+const asTyped = (text: string): string => fold(text).replace(/\s+/gu, ' ');
+
+/**
+ * Whether a name starts with a query as typed, its punctuation included (`Big-Rang` starts
+ * `Big-`, `Bigro` does not): among the names whose compact form (compactName) the query's
+ * starts, these are its completions first.
+ */
+export const startsAsTyped = (name: string, query: string): boolean => asTyped(name).startsWith(asTyped(query));
+
 /**
  * A card name (or a query) as one string of its letters and digits, the way name words are
  * matched: accents, case, spaces and punctuation dropped (`G-Falcon` → `gfalcon`, as the engine
