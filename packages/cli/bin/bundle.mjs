@@ -35,7 +35,9 @@ async function sources() {
 }
 
 async function keyOf(esbuildVersion) {
-  const hash = createHash('sha256').update(`${process.versions.node}\0${esbuildVersion}\0`);
+  // ROOT too: a bundle holds absolute paths (each source's import.meta.url, the worker file), so a
+  // clone moved elsewhere, or a second worktree sharing these node_modules, makes its own.
+  const hash = createHash('sha256').update(`${ROOT}\0${process.versions.node}\0${esbuildVersion}\0`);
   for (const file of await sources()) hash.update(`${relative(ROOT, file)}\0`).update(await readFile(file)).update('\0');
   return hash.digest('hex').slice(0, 32);
 }
