@@ -4,16 +4,16 @@
  * still come out within LOG_FLUSH_MS, and a process killed outright loses at most what the buffer
  * held.
  */
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOG_BUFFER_BYTES } from '@snapdeck/gateway';
 import { KeyStore, openDatabase } from '@snapdeck/store';
 import { buildGeneratedSnapshots } from './helpers/catalog.ts';
 import { startCliGateway, type CliGateway } from './helpers/cli-gateway.ts';
 import { tempDir, waitFor } from './helpers/harness.ts';
 
-const LOG_BUFFER_BYTES = 16_000; // gateway/src/log.ts
-const MAX_WRITE_BYTES = 16 * 1024; // sonic-boom: the most one write of a batch carries
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -91,7 +91,7 @@ describe('access log batches', () => {
     }
   });
 
-  it('SIGKILL loses at most the lines the buffer held: less than a batch gathered and one being written', async () => {
+  it('SIGKILL loses at most the lines the buffer held: less than a batch (batches are written synchronously, none is in flight)', async () => {
     const gateway = await serve();
     const ids = await send(gateway, 400, 'kill');
     gateway.child.kill('SIGKILL');
@@ -100,6 +100,30 @@ describe('access log batches', () => {
     const written = new Set(logged(gateway));
     const lost = ids.filter((id) => !written.has(id));
     const lineBytes = gateway.output().stdout.split('\n').find((l) => l.includes('"kill-'))?.length ?? 300;
-    expect(lost.length).toBeLessThanOrEqual(Math.ceil((LOG_BUFFER_BYTES + MAX_WRITE_BYTES) / lineBytes));
+    expect(lost.length).toBeLessThanOrEqual(Math.ceil(LOG_BUFFER_BYTES / lineBytes));
+  });
+
+  /** test/helpers/log-child.ts's stdout: the numbers of its info lines and whether its warning came last. */
+  function childLines(count: number, end: 'exit' | 'return' | 'throw', warn = false): { numbers: number[]; lastMsg: string | undefined } {
+    const child = spawnSync(process.execPath, ['--import', 'tsx', join('test', 'helpers', 'log-child.ts'), String(count), end, ...(warn ? ['warn'] : [])], { encoding: 'utf8' });
+    expect(child.status).toBe(end === 'throw' ? 1 : 0);
+    const lines = child.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { n?: number; msg: string });
+    return { numbers: lines.flatMap((l) => (l.n === undefined ? [] : [l.n])), lastMsg: lines.at(-1)?.msg };
+  }
+
+  it.each([
+    ['exit', 'process.exit at once'],
+    ['return', 'the event loop runs dry'],
+    ['throw', 'an uncaught exception'],
+  ] as const)('a process that ends without flushing (%s: %s) writes every line, in order', (end, _how) => {
+    for (const count of [3, 200, 2000]) {
+      expect(childLines(count, end).numbers).toEqual(Array.from({ length: count }, (_, i) => i));
+    }
+  });
+
+  it('a warning is written with the lines gathered before it, in order', () => {
+    const { numbers, lastMsg } = childLines(20, 'exit', true);
+    expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(lastMsg).toBe('a warning');
   });
 });

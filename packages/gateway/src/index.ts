@@ -4,6 +4,7 @@ export * from './quota/redis.ts';
 export { redactRedisUrl } from './quota/redis-url.ts';
 export * from './middleware/deprecation.ts';
 export { redactedUrl } from './middleware/access-log.ts';
+export { createLog, LOG_BUFFER_BYTES, LOG_FLUSH_MS } from './log.ts';
 export * from './server.ts';
 export type { ShutdownOptions, ShutdownOutcome } from './shutdown.ts';
 export * from './http/surrogate-keys.ts';
