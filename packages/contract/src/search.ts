@@ -74,8 +74,8 @@ export const compactId = (id: string): string => `${id.replace(/[^\p{L}\p{N}]+/g
  * (`BT1-001_P1` → `BT1-001-P1_`). Pagefind indexes a word with `-` inside as its parts (`bt`,
  * `001`, `p1`) and joined without the `-` (keeping `_`): `bt1001p1_`, which is compactId. The
  * index used to hold a compact word of its own beside the id, which added two words per card
- * (Pagefind also indexed the part of it after its letters: `08011` of `st08011_`), about 5 % of
- * the index chunks.
+ * (Pagefind also indexed the part of it after its letters: `08011` of `st08011_`): the real
+ * Digimon index chunks were 576 kB with it, 530 kB without.
  */
 export const idWord = (id: string): string => `${id.replaceAll('_', '-')}_`;
 
