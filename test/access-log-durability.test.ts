@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOG_BUFFER_BYTES } from '@snapdeck/gateway';
+import { LINES_FORMATTED_TOGETHER, LOG_BUFFER_BYTES } from '@snapdeck/gateway';
 import { KeyStore, openDatabase } from '@snapdeck/store';
 import { buildGeneratedSnapshots } from './helpers/catalog.ts';
 import { startCliGateway, type CliGateway } from './helpers/cli-gateway.ts';
@@ -91,7 +91,7 @@ describe('access log batches', () => {
     }
   });
 
-  it('SIGKILL loses at most the lines the buffer held: less than a batch (batches are written synchronously, none is in flight)', async () => {
+  it('SIGKILL loses at most the lines the buffer held: less than a batch and the access-log lines kept to be formatted (batches are written synchronously, none is in flight)', async () => {
     const gateway = await serve();
     const ids = await send(gateway, 400, 'kill');
     gateway.child.kill('SIGKILL');
@@ -100,15 +100,16 @@ describe('access log batches', () => {
     const written = new Set(logged(gateway));
     const lost = ids.filter((id) => !written.has(id));
     const lineBytes = gateway.output().stdout.split('\n').find((l) => l.includes('"kill-'))?.length ?? 300;
-    expect(lost.length).toBeLessThanOrEqual(Math.ceil(LOG_BUFFER_BYTES / lineBytes));
+    expect(lost.length).toBeLessThanOrEqual(Math.ceil(LOG_BUFFER_BYTES / lineBytes) + LINES_FORMATTED_TOGETHER);
   });
 
-  /** test/helpers/log-child.ts's stdout: the numbers of its info lines and whether its warning came last. */
-  function childLines(count: number, end: 'exit' | 'return' | 'throw', warn = false): { numbers: number[]; lastMsg: string | undefined } {
-    const child = spawnSync(process.execPath, ['--import', 'tsx', join('test', 'helpers', 'log-child.ts'), String(count), end, ...(warn ? ['warn'] : [])], { encoding: 'utf8' });
+  /** test/helpers/log-child.ts's stdout: its info lines' numbers and times, and its last line. */
+  function childLines(count: number, end: 'exit' | 'return' | 'throw', flags: Array<'warn' | 'later'> = []) {
+    const child = spawnSync(process.execPath, ['--import', 'tsx', join('test', 'helpers', 'log-child.ts'), String(count), end, ...flags], { encoding: 'utf8' });
     expect(child.status).toBe(end === 'throw' ? 1 : 0);
-    const lines = child.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { n?: number; msg: string });
-    return { numbers: lines.flatMap((l) => (l.n === undefined ? [] : [l.n])), lastMsg: lines.at(-1)?.msg };
+    const lines = child.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { n?: number; msg: string; time: number });
+    const numbered = lines.filter((l) => l.n !== undefined);
+    return { numbers: numbered.map((l) => l.n), times: numbered.map((l) => l.time), last: lines.at(-1) };
   }
 
   it.each([
@@ -118,12 +119,21 @@ describe('access log batches', () => {
   ] as const)('a process that ends without flushing (%s: %s) writes every line, in order', (end, _how) => {
     for (const count of [3, 200, 2000]) {
       expect(childLines(count, end).numbers).toEqual(Array.from({ length: count }, (_, i) => i));
+      expect(childLines(count, end, ['later']).numbers).toEqual(Array.from({ length: count }, (_, i) => i));
     }
   });
 
-  it('a warning is written with the lines gathered before it, in order', () => {
-    const { numbers, lastMsg } = childLines(20, 'exit', true);
-    expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    expect(lastMsg).toBe('a warning');
+  it('a warning is written after the lines logged before it, formatted later or not', () => {
+    for (const flags of [['warn'], ['warn', 'later']] as const) {
+      const { numbers, last } = childLines(20, 'exit', [...flags]);
+      expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      expect(last?.msg).toBe('a warning');
+    }
+  });
+
+  it('a line formatted later carries the time it was logged at, not the time it was formatted', () => {
+    // 20 lines are kept (fewer than are formatted together) until the warning, 150 ms later.
+    const { times, last } = childLines(20, 'exit', ['warn', 'later']);
+    expect(Math.max(...times)).toBeLessThanOrEqual(last!.time - 100);
   });
 });

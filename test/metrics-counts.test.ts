@@ -1,12 +1,13 @@
 /**
  * snapdeck_http_requests_total is counted per request in plain numbers and handed to prom-client
  * when /metrics is scraped (gateway/src/metrics.ts): every scrape shows exactly the answers given
- * before it, once, and a series appears with the first answer of its route and status.
+ * before it, once, and a series appears with the first answer of its route and status. So does
+ * the duration histogram, whose observations a route gathers and hands over together.
  */
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type RunningGateway } from '@snapdeck/gateway';
+import { DURATIONS_OBSERVED_TOGETHER, startGateway, type RunningGateway } from '@snapdeck/gateway';
 import { KeyStore, openDatabase } from '@snapdeck/store';
 import { buildGeneratedSnapshots } from './helpers/catalog.ts';
 import { tempDir } from './helpers/harness.ts';
@@ -64,5 +65,12 @@ describe('requests by route and status', () => {
     await get('/v1/games', { 'X-API-Key': 'sd_live_00000000000000000000000000000000' });
     value = await scrape();
     expect([value(ok), value(refused), value(scrapes), value(timed)]).toEqual([6, 2, 3, 8]);
+
+    // More answers than a route gathers before its histogram observes them, then a scrape.
+    const many = 25 * Math.ceil((DURATIONS_OBSERVED_TOGETHER + 50) / 25);
+    for (let i = 0; i < many; i += 25) await Promise.all(Array.from({ length: 25 }, () => get('/v1/games', { 'X-API-Key': key })));
+    value = await scrape();
+    expect([value(ok), value(timed)]).toEqual([6 + many, 8 + many]);
+    expect(value('snapdeck_http_request_duration_seconds_bucket{le="60",route="/v1/games"}')).toBe(8 + many);
   });
 });

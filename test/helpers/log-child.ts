@@ -1,14 +1,23 @@
 /**
- * A process that logs through the gateway's log (createLog) and exits without flushing it:
- * `count` info lines numbered 0…count-1, then a warning when `warn` is given, then how it ends:
+ * A process that logs through the gateway's log (createLog) and ends without flushing it: `count`
+ * info lines numbered 0…count-1 (handed over with logLater, as the access log does, when `later`
+ * is given), then, when `warn` is given, a warning 150 ms later; then it ends as `end` says:
  * `exit` (process.exit at once), `return` (the event loop runs dry) or `throw` (an uncaught
- * exception). Usage: tsx log-child.ts COUNT exit|return|throw [warn]
+ * exception). Usage: tsx log-child.ts COUNT exit|return|throw [warn] [later]
  */
-import { createLog } from '@snapdeck/gateway';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createLog, logLater } from '@snapdeck/gateway';
 
-const [countText, end, warn] = process.argv.slice(2);
+const [countText, end, ...flags] = process.argv.slice(2);
 const log = createLog('info');
-for (let i = 0; i < Number(countText); i++) log.info({ n: i }, 'line');
-if (warn === 'warn') log.warn('a warning');
+const lines = log.child({}, { serializers: { n: (n: number) => n } });
+for (let i = 0; i < Number(countText); i++) {
+  if (flags.includes('later')) logLater(lines, { n: i }, 'line');
+  else log.info({ n: i }, 'line');
+}
+if (flags.includes('warn')) {
+  await sleep(150);
+  log.warn('a warning');
+}
 if (end === 'exit') process.exit(0);
 if (end === 'throw') throw new Error('thrown on purpose');

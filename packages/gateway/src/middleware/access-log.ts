@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { CLIENT_HEADER, CLIENT_HEADER_PATTERN } from '@snapdeck/contract';
 import { maskSecrets, shortenSecrets } from '@snapdeck/store';
 import { afterResponse, type Step } from '../http/pipeline.ts';
+import { logLater } from '../log.ts';
 
 /**
  * Query parameters whose values are logged: the API's own, none of them a secret or an opaque
@@ -79,34 +80,38 @@ export interface RouteObserver {
 
 /**
  * One JSON line per request (pino, info level): method, route pattern, status, duration, body
- * bytes, request id, key id (never the key, never a token or cursor) and client. The gateway's log
- * writes them in batches (log.ts); `LOG_LEVEL=silent` (or anything above info) turns the lines
- * off, leaving only the timing for `observer` (metrics). `route` is the pattern of the route this
- * step is part of ('/v1/games/:slug/cards'), or 'unmatched' (404, 405, preflights): a bounded set
- * of values, fit for metric labels. The first step of every route.
+ * bytes, request id, key id (never the key, never a token or cursor) and client. The line is
+ * formatted later, with others (log.ts logLater: the URL's masking and the client's check run
+ * then, as pino serializers of this step's own child logger, whatever logger it is given), and
+ * written in batches; `LOG_LEVEL=silent` (or anything above info) turns the lines off, leaving
+ * only the timing for `observer` (metrics). `route` is the pattern of the route this step is part
+ * of ('/v1/games/:slug/cards'), or 'unmatched' (404, 405, preflights): a bounded set of values,
+ * fit for metric labels. The first step of every route.
  */
 export function accessLog(log: Logger, route: string, observer?: RequestObserver): Step {
   const observed = observer?.route(route);
+  const lines = log.child({}, { serializers: { url: redactedUrl, client: clientOf } });
   return (c, next) => {
     const started = performance.now();
     return afterResponse(next(), (response) => {
       const durationMs = performance.now() - started;
       const status = response.status;
       observed?.observe(status, durationMs / 1000);
-      if (!log.isLevelEnabled('info')) return;
+      if (!lines.isLevelEnabled('info')) return;
       const method = c.req.method;
       const body = method === 'HEAD' ? null : c.get('responseBody');
-      log.info(
+      logLater(
+        lines,
         {
           requestId: c.get('requestId'),
           method,
           route,
-          url: redactedUrl(c.req.url),
+          url: c.req.url,
           status,
           durationMs: Math.round(durationMs * 1000) / 1000,
           bytes: body == null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
           keyId: (c.get('apiKey') as { id: string } | undefined)?.id,
-          client: clientOf(c.req.header(CLIENT_HEADER)),
+          client: c.req.header(CLIENT_HEADER),
         },
         'request',
       );
