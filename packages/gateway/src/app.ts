@@ -8,6 +8,7 @@ import type { Deprecation } from './middleware/deprecation.ts';
 import type { QuotaCounter } from './quota/counter.ts';
 import type { StorageHealth } from './storage-health.ts';
 import type { ShutdownState } from './shutdown.ts';
+import { StaticFirstRouter } from './http/static-first-router.ts';
 import { createRouter } from './router.ts';
 import { cardRoutes } from './routes/cards.ts';
 import { changesRoutes } from './routes/changes.ts';
@@ -57,13 +58,14 @@ function missingStore(): never {
 }
 
 /**
- * The composition root: the parts, then every route. A request then goes: router.ts (the frame
+ * The composition root: the parts, then every route. A request then goes: Hono, matching its
+ * route (http/static-first-router.ts) → router.ts (the frame
  * every route has: access log, common headers, deprecations) → its route's steps (routes/*.ts:
  * the key and quota, parameters) → http/response.ts (the bytes). Nothing below imports this file.
  */
 export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
   const store = options.store ?? new LocalStoreSource(options.db ?? missingStore(), options.keys);
-  const app = new Hono<GatewayEnv>();
+  const app = new Hono<GatewayEnv>({ router: new StaticFirstRouter() });
   const routes = createRouter(app, {
     store,
     quota: options.quota,
