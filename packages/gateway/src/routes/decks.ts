@@ -120,9 +120,9 @@ export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addre
         return sendError(c, 'detailsBody', 'expected {"ids": ["<deck id>", ...]}');
       }
       if (ids.length > DECK_DETAILS_MAX_IDS) return sendError(c, 'detailsTooMany', `${ids.length} ids were sent`);
-      const data = await deckDetailsJson(decksOf(c), resolved, detailsJson, ids as string[], lookupFor);
+      const answer = await deckDetailsJson(decksOf(c), resolved, detailsJson, ids as string[], lookupFor, { before: DATA_OPEN, after: DATA_CLOSE });
       addSurrogateKeys(c, ALL_DECKS_KEY);
-      return respond(c, 200, Buffer.concat([DATA_OPEN, data, DATA_CLOSE]), { 'Content-Type': 'application/json', 'Cache-Control': CACHE.deckListing });
+      return respond(c, 200, answer, { 'Content-Type': 'application/json', 'Cache-Control': CACHE.deckListing });
     },
   );
 

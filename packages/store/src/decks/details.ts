@@ -36,6 +36,8 @@ export async function deckDetailsJson(
   rendered: WeakMap<StoredDeck, Buffer>,
   ids: readonly string[],
   lookupFor: (game: GameSlug) => Promise<CardLookup>,
+  /** Bytes around the JSON, in the same buffer (the response's `{"data":` and `}`: one copy of the whole, not two). */
+  around: { before: Buffer; after: Buffer } = NOTHING_AROUND,
 ): Promise<Buffer> {
   const { decks, unresolved, lookup } = requested(store, ids, lookupFor);
   const made = decks.map(
@@ -48,16 +50,17 @@ export async function deckDetailsJson(
       }),
   );
   const ready = made.some((part) => part instanceof Promise) ? await Promise.all(made) : (made as Buffer[]);
-  const parts: Buffer[] = [DECKS_OPEN];
-  for (const part of ready) {
-    if (parts.length > 1) parts.push(COMMA);
+  const parts: Buffer[] = [around.before, DECKS_OPEN];
+  for (const [i, part] of ready.entries()) {
+    if (i > 0) parts.push(COMMA);
     parts.push(part);
   }
-  parts.push(Buffer.from(`],"unresolved":${JSON.stringify(unresolved)}}`));
+  parts.push(Buffer.from(`],"unresolved":${JSON.stringify(unresolved)}}`), around.after);
   return Buffer.concat(parts);
 }
 
 const DECKS_OPEN = Buffer.from('{"decks":[');
+const NOTHING_AROUND = { before: Buffer.alloc(0), after: Buffer.alloc(0) };
 const COMMA = Buffer.from(',');
 
 /** The public decks asked for (each once, in request order) and the ids left unresolved. */
