@@ -12,10 +12,11 @@ export const LOG_BUFFER_BYTES = 16_000;
 export const LOG_FLUSH_MS = 1000;
 
 /**
- * Access-log lines are formatted this many at a time (logLater): a line formatted in the
- * request's own turn cost the gateway about 5 µs of its ~30 per card, mostly caches cold after
- * the answer's write; formatted 64 together, pino's code and data stay warm (bench:hotpath,
- * CPU per answer: one card 0.95×, a hitsPerPage=100 page 0.82× of formatting each at once).
+ * Access-log lines are formatted this many at a time (logLater): pino's line costs about 0.8 µs
+ * in a loop, several times that in the gateway's profile, where its code and data are cold after
+ * the answer's write; formatted 64 together they stay warm. With the router's change, this took a
+ * card from 2.4× to about 1.9–2.1× bare node:http's CPU per answer (docs/benchmarks.md, the hot
+ * path: each revision measured in this tree).
  */
 export const LINES_FORMATTED_TOGETHER = 64;
 

@@ -22,8 +22,8 @@ interface Answered {
  * plain number, which snapdeck_http_requests_total takes up when scraped (their collect
  * callbacks, as the snapshot figures below). prom-client's increment checks and hashes the labels
  * each time, for a series known when the route is registered; its observation walks the buckets,
- * with code and data cold after the answer's write (observed together: bench:hotpath, card 0.97×
- * the CPU per answer). Every scrape shows every answer given before it. Snapshot
+ * with code and data cold after the answer's write, as the access log's line (log.ts logLater).
+ * Every scrape shows every answer given before it. Snapshot
  * cache and version figures are read when scraped too, never on the request path;
  * routes/metrics.ts serves them.
  */
