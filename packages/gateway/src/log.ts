@@ -69,7 +69,7 @@ class LogBuffer {
   keep(line: LaterLine): void {
     this.later.push(line);
     if (this.later.length >= LINES_FORMATTED_TOGETHER) this.format();
-    else this.timer ??= setTimeout(this.flushLater, LOG_FLUSH_MS).unref();
+    else this.flushWithinTime();
   }
 
   /** Formats the kept lines, in order, each with the time it was logged at. */
@@ -93,7 +93,7 @@ class LogBuffer {
     this.length += line.length;
     // A warning or an error goes out at once, with the lines before it.
     if (this.length >= LOG_BUFFER_BYTES || this.lastLevel >= WARN) this.writeOut();
-    else this.timer ??= setTimeout(this.flushLater, LOG_FLUSH_MS).unref();
+    else this.flushWithinTime();
   }
 
   /** Formats the kept lines and writes every gathered one. */
@@ -113,6 +113,11 @@ class LogBuffer {
     this.lines = [];
     this.length = 0;
     this.destination.write(batch);
+  }
+
+  /** Everything gathered by now is written within LOG_FLUSH_MS (one timer for kept and formatted lines). */
+  private flushWithinTime(): void {
+    this.timer ??= setTimeout(this.flushLater, LOG_FLUSH_MS).unref();
   }
 
   private readonly flushLater = (): void => {
