@@ -136,17 +136,19 @@ describe('deploy/systemd', () => {
     // systemd would expand $ and % in it; the lines it accepts are exactly the pinned majors.
     expect(check).not.toMatch(/[$%\\"]/);
     expect(/\[([^\]]*)\]\.includes/.exec(check)![1]).toBe(majors.map((major) => `'${major}'`).join(', '));
-    // Run as systemd runs it: with this process's node (20, 24 or 26 in CI), then with each pinned
+    // Run as systemd runs it: with this process's node (20, 22, 24 or 26 in CI), then with each pinned
     // line and with lines that are not pinned (the version the check reads, set before it runs).
     const runCheck = (version?: string) =>
       spawnSync(process.execPath, [...(version ? ['--import', `data:text/javascript,Object.defineProperty(process.versions, "node", { value: "${version}" })`] : []), '-e', check], { encoding: 'utf8' });
     const own = runCheck();
     expect(own.status, own.stderr).toBe(majors.includes(process.versions.node.split('.')[0]!) ? 0 : 1);
     for (const version of pinned) expect(runCheck(version).status, version).toBe(0);
-    for (const version of ['20.20.2', '22.22.0', '25.9.0', '28.0.0']) {
+    // The lines named as people write them: "22, 24 or 26".
+    const named = majors.length > 1 ? `${majors.slice(0, -1).join(', ')} or ${majors.at(-1)}` : majors[0];
+    for (const version of ['20.20.2', '21.7.3', '23.11.1', '25.9.0', '28.0.0']) {
       const refused = runCheck(version);
       expect(refused.status, version).toBe(1);
-      expect(refused.stderr).toContain(`snapdeck needs Node.js ${majors.join(' or ')} (README: Supported Node.js versions), and ${process.execPath} is ${process.version}`);
+      expect(refused.stderr).toContain(`snapdeck needs Node.js ${named} (README: Supported Node.js versions), and ${process.execPath} is ${process.version}`);
     }
   });
 
