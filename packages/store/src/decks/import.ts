@@ -3,6 +3,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/database.ts';
 import { shortenSecrets } from '../keys/secrets.ts';
 import { parseDeckLine, type ParsedLine } from './import-line.ts';
+import { noteDeckWrite } from './deck-cache.ts';
 
 /**
  * Deck import (decisions.md "Operator interface", "Deck import line"): JSON Lines, one deck per
@@ -209,6 +210,7 @@ export async function importDecks(db: Db, lines: ImportSource, options: ImportOp
     flush();
     write.finish();
     db.exec('COMMIT');
+    noteDeckWrite(db);
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
     throw error;
