@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ADDRESS_QUOTA_DEFAULT, DECK_DETAILS_MAX_IDS, DECK_LIST_LIMIT, DECK_SORTS, UUID_V4, findGame, isDeckSort, type DeckSort, type GameSlug } from '@snapdeck/contract';
-import { contentTag, type Body } from '@snapdeck/snapshot';
+import { andThen, contentTag, type Body } from '@snapdeck/snapshot';
 import {
   DeckStore, ResolvedDeckCache, catalogLookup, clampListLimit, deckDetailsJson, deckText,
   gaTts, limitlessText, listPublicDecks, lookupCards, namesOf, parseIsoMs, snapdeckText, toFullDeck,
@@ -23,6 +23,7 @@ const INTEGER = /^[+-]?\d+$/;
 const DETAILS_BODY_LIMIT = 64 * 1024;
 const TEXT = 'text/plain; charset=utf-8';
 const DECK_FORMATS = ['json', 'text', 'ga-tts'] as const;
+const isDeckFormat = (format: string): format is (typeof DECK_FORMATS)[number] => (DECK_FORMATS as readonly string[]).includes(format);
 const TEXT_FORMATS = { snapdeck: snapdeckText, limitless: limitlessText } as const;
 const DATA_OPEN = Buffer.from('{"data":');
 const DATA_CLOSE = Buffer.from('}');
@@ -120,9 +121,11 @@ export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addre
         return sendError(c, 'detailsBody', 'expected {"ids": ["<deck id>", ...]}');
       }
       if (ids.length > DECK_DETAILS_MAX_IDS) return sendError(c, 'detailsTooMany', `${ids.length} ids were sent`);
-      const answer = await deckDetailsJson(decksOf(c), resolved, detailsJson, ids as string[], lookupFor, { before: DATA_OPEN, after: DATA_CLOSE });
-      addSurrogateKeys(c, ALL_DECKS_KEY);
-      return respond(c, 200, answer, { 'Content-Type': 'application/json', 'Cache-Control': CACHE.deckListing });
+      // Not awaited: with every deck's part kept, the bytes are ready at once.
+      return andThen(deckDetailsJson(decksOf(c), resolved, detailsJson, ids as string[], lookupFor, { before: DATA_OPEN, after: DATA_CLOSE }), (answer) => {
+        addSurrogateKeys(c, ALL_DECKS_KEY);
+        return respond(c, 200, answer, { 'Content-Type': 'application/json', 'Cache-Control': CACHE.deckListing });
+      });
     },
   );
 
@@ -132,29 +135,37 @@ export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addre
   // comes before the address quota, as every 405 does (routes/unmatched.ts): a wrong method is not counted.
   const notDetails: Step = (c, next) => (c.req.param('deckId') === 'details' ? sendError(c, 'methodNotAllowed', undefined, { Allow: 'POST, OPTIONS' }) : next());
 
-  get('/v1/decks/:deckId', notDetails, storeStep, varyOn(), meterAddress(quota, 'deck', addressQuota ?? ADDRESS_QUOTA_DEFAULT, addressOf), async (c) => {
-    const format = c.req.query('format') ?? 'json';
-    if (!(DECK_FORMATS as readonly string[]).includes(format)) return sendError(c, 'deckFormatUnknown');
-    const found = reachableDeck(c, c.req.param('deckId')!, c.req.query('token'));
-    if (!found) return sendError(c, 'deckNotFound');
-    const { deck, byToken } = found;
-    if (format === 'ga-tts' && deck.gameId !== 'grand-archive') return sendError(c, 'gaTtsOnly');
+  /** A deck's format=json body, made once per StoredDeck. */
+  const jsonBody = async (deck: StoredDeck): Promise<Body> => {
+    const bytes = Buffer.from(JSON.stringify({ data: toFullDeck(deck, await resolved.resolve(deck, await lookupFor(deck.gameId))) }));
+    const body: Body = { bytes, etag: contentTag(bytes), encoding: 'identity' };
+    jsonBodies.set(deck, body);
+    return body;
+  };
 
-    const cacheControl = byToken ? CACHE.tokenDeck : CACHE.publicDeck;
-    if (format === 'json') {
-      let body = jsonBodies.get(deck);
-      if (!body) {
-        const bytes = Buffer.from(JSON.stringify({ data: toFullDeck(deck, await resolved.resolve(deck, await lookupFor(deck.gameId))) }));
-        body = { bytes, etag: contentTag(bytes), encoding: 'identity' };
-        jsonBodies.set(deck, body);
-      }
-      return sendRepresentation(c, body, byToken ? TOKEN_DECK : PUBLIC_DECK);
-    }
+  /** format=text and format=ga-tts, rendered per request. */
+  const exported = async (c: Context<GatewayEnv>, deck: StoredDeck, format: 'text' | 'ga-tts', cacheControl: string): Promise<Response> => {
     const lookup = await lookupFor(deck.gameId);
     const cards = await resolved.resolve(deck, lookup);
     const infos = await lookupCards(cards.map((card) => card.cardId), lookup);
     if (format === 'text') return sendRendered(c, deckText({ gameId: deck.gameId, cards }, namesOf(infos)), { contentType: TEXT, cacheControl });
     return sendRendered(c, JSON.stringify({ data: gaTts({ id: deck.id, name: deck.name, cards }, infos) }), { cacheControl });
+  };
+
+  // Not an async function: a deck whose json body is kept is answered synchronously, like a card
+  // (an async handler takes every deck read through a Promise and node-server's asynchronous
+  // path; bench:hotpath, "GET /v1/decks/{deckId} (json)").
+  get('/v1/decks/:deckId', notDetails, storeStep, varyOn(), meterAddress(quota, 'deck', addressQuota ?? ADDRESS_QUOTA_DEFAULT, addressOf), (c) => {
+    const format = c.req.query('format') ?? 'json';
+    if (!isDeckFormat(format)) return sendError(c, 'deckFormatUnknown');
+    const found = reachableDeck(c, c.req.param('deckId')!, c.req.query('token'));
+    if (!found) return sendError(c, 'deckNotFound');
+    const { deck, byToken } = found;
+    if (format === 'ga-tts' && deck.gameId !== 'grand-archive') return sendError(c, 'gaTtsOnly');
+    if (format !== 'json') return exported(c, deck, format, byToken ? CACHE.tokenDeck : CACHE.publicDeck);
+    const as = byToken ? TOKEN_DECK : PUBLIC_DECK;
+    const kept = jsonBodies.get(deck);
+    return kept ? sendRepresentation(c, kept, as) : jsonBody(deck).then((body) => sendRepresentation(c, body, as));
   });
 
   get('/v1/decks/:deckId/text', keyed, async (c) => {

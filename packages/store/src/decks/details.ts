@@ -1,4 +1,5 @@
 import { DECK_DETAILS_MAX_IDS, type DeckDetail, type DeckDetailsResult, type GameSlug } from '@snapdeck/contract';
+import type { MaybePromise } from '@snapdeck/snapshot';
 import type { CardLookup } from './card-lookup.ts';
 import type { ResolvedDeckCache } from './resolved-cache.ts';
 import { normalizeDeckId, type DeckStore } from './store.ts';
@@ -30,7 +31,7 @@ export async function deckDetails(
  * of a POST /v1/decks/details of ten ids once the decks were kept in memory (about 30 us of
  * JSON.stringify, and 4 us more to encode the text; bench:hotpath, "POST /v1/decks/details (10 ids)").
  */
-export async function deckDetailsJson(
+export function deckDetailsJson(
   store: DeckStore,
   cache: ResolvedDeckCache,
   rendered: WeakMap<StoredDeck, Buffer>,
@@ -38,7 +39,7 @@ export async function deckDetailsJson(
   lookupFor: (game: GameSlug) => Promise<CardLookup>,
   /** Bytes around the JSON, in the same buffer (the response's `{"data":` and `}`: one copy of the whole, not two). */
   around: { before: Buffer; after: Buffer } = NOTHING_AROUND,
-): Promise<Buffer> {
+): MaybePromise<Buffer> {
   const { decks, unresolved, lookup } = requested(store, ids, lookupFor);
   const made = decks.map(
     (deck) =>
@@ -49,7 +50,12 @@ export async function deckDetailsJson(
         return part;
       }),
   );
-  const ready = made.some((part) => part instanceof Promise) ? await Promise.all(made) : (made as Buffer[]);
+  // Every part kept (the usual case): the bytes at once, without a turn through Promise.all.
+  if (!made.some((part) => part instanceof Promise)) return joined(made as Buffer[], unresolved, around);
+  return Promise.all(made).then((ready) => joined(ready, unresolved, around));
+}
+
+function joined(ready: readonly Buffer[], unresolved: readonly string[], around: { before: Buffer; after: Buffer }): Buffer {
   const parts: Buffer[] = [around.before, DECKS_OPEN];
   for (const [i, part] of ready.entries()) {
     if (i > 0) parts.push(COMMA);
