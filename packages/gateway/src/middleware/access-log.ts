@@ -89,7 +89,7 @@ const member = (name: string, value: string | undefined): string => (value === u
 
 /**
  * The line `lines.info(fields, 'request')` writes (the serializers below applied), byte for byte
- * (test/access-log-line.test.ts compares the two), written out by hand because pino's generic
+ * (access-log.test.ts compares the two), written out by hand because pino's generic
  * formatting (every member looked up in its serializers and stringifiers, then escaped by a
  * character loop) was about a tenth of a card's CPU time in the gateway's profile. This one costs
  * 0.63 µs a line in a loop where pino's costs 1.0 µs, and one card by id 0.93× the gateway's CPU
