@@ -5,7 +5,7 @@
  * Why a second card benchmark: bench:cards compares the gateway with servers that replay its
  * response, which says how close it is to the floor but not whether a change made it slower; on
  * this 2-core machine two separate runs differ by ±30 %. Here both gateways run at once and each
- * round measures one, then the other (wrk on core 1, gateways on core 0), so load from elsewhere
+ * round measures both, each first in turn (wrk on core 1, gateways on core 0), so load from elsewhere
  * hits a round's two runs alike; the figure is the median of the rounds' ratios. This is how a
  * 20 % slowdown hidden in run-to-run noise was found (commit 0e6a1b9).
  *
@@ -107,8 +107,16 @@ for (const scenario of SCENARIOS) {
   runWrk(urls[1], { connections: CONNECTIONS, seconds: 2, headers: headers(head) });
   const results: Array<{ base: number; head: number }> = [];
   for (let round = 0; round < rounds; round++) {
-    const b = runWrk(urls[0], { connections: CONNECTIONS, seconds, headers: headers(base) });
-    const h = runWrk(urls[1], { connections: CONNECTIONS, seconds, headers: headers(head) });
+    // Each gateway goes first every other round (docs/benchmarks.md: which ran just before moves a run).
+    const measure = (side: 0 | 1) => runWrk(urls[side], { connections: CONNECTIONS, seconds, headers: headers(side === 0 ? base : head) });
+    let b, h;
+    if (round % 2 === 0) {
+      b = measure(0);
+      h = measure(1);
+    } else {
+      h = measure(1);
+      b = measure(0);
+    }
     if (b.non2xx || h.non2xx) throw new Error(`${scenario.label}: non-2xx answers (base ${b.non2xx}, this tree ${h.non2xx})`);
     results.push({ base: b.requestsPerSecond, head: h.requestsPerSecond });
   }

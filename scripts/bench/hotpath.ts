@@ -4,7 +4,7 @@
  * requests/s of a bare node:http server sending the very same bytes from memory (status, headers
  * and body captured from the gateway, lib/bare-server.ts), measured in the same run: servers
  * pinned to core 0 and wrk (1 thread, 50 connections) to core 1 where taskset exists, the two
- * alternating round by round; the ratio is the median of the rounds' ratios, shown with its
+ * alternating, each first every other round; the ratio is the median of the rounds' ratios, shown with its
  * spread (min–max) and each side's median requests/s.
  *
  * Two rows are not against the bare server: one card with quotas counted in Redis (a
@@ -132,7 +132,7 @@ interface Measured {
   demandB: number[];
 }
 
-/** A 2-s warm-up of each, then `rounds` rounds of a then b; every answer must be a 2xx. */
+/** A 2-s warm-up of each, then `rounds` rounds of both, a first and b first in turn; every answer must be a 2xx. */
 function alternate(label: string, a: Side, b: Side): Measured {
   const wrk = (side: Side, s: number): { rps: number; perCpuSecond: number; demand: number } => {
     const cpu = cpuSeconds(side.pid);
@@ -150,8 +150,16 @@ function alternate(label: string, a: Side, b: Side): Measured {
   wrk(b, 2);
   const measured: Measured = { a: [], b: [], ratios: [], cpuRatios: [], demandA: [], demandB: [] };
   for (let round = 0; round < rounds; round++) {
-    const ra = wrk(a, seconds);
-    const rb = wrk(b, seconds);
+    // Each side goes first every other round: a run right after the other server's was measured
+    // up to 5-10 % apart from one before it on some runs of this machine (docs/benchmarks.md).
+    let ra, rb;
+    if (round % 2 === 0) {
+      ra = wrk(a, seconds);
+      rb = wrk(b, seconds);
+    } else {
+      rb = wrk(b, seconds);
+      ra = wrk(a, seconds);
+    }
     measured.a.push(ra.rps);
     measured.b.push(rb.rps);
     measured.ratios.push(ra.rps / rb.rps);
