@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+export { freePort } from '../../scripts/lib/free-port.ts';
 
 const CI_SCRIPTS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'ci');
 
@@ -23,18 +23,6 @@ export function ensureInstalled(command: string | (() => string), versionArgs: s
     throw new Error(`${commandNow()} is missing and ${path} could not install it:\n${stderr || (error as Error).message}`);
   }
   if (!runs()) throw new Error(`${commandNow()} is still missing after ${path}`);
-}
-
-/** A port on 127.0.0.1 that was free a moment ago (the caller retries if another process takes it). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const children = new Set<ChildProcess>();

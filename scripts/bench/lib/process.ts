@@ -1,19 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { pinServer } from './wrk.ts';
-
-/** A port free on 127.0.0.1 right now (the OS picks it). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+export { freePort } from '../../lib/free-port.ts';
 
 /** Resolves once `url` answers at all (any status), or throws after `seconds`. */
 export async function waitForHttp(url: string, seconds = 20): Promise<void> {
