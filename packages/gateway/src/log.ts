@@ -12,9 +12,10 @@ export const LOG_BUFFER_BYTES = 16_000;
 export const LOG_FLUSH_MS = 1000;
 
 /**
- * Access-log lines are formatted this many at a time (logLater): pino's line costs about 0.8 µs
- * in a loop, several times that in the gateway's profile, where its code and data are cold after
- * the answer's write; formatted 64 together they stay warm. With the batched writes below and the
+ * Access-log lines are formatted this many at a time (logLater): a line costs several times in
+ * the gateway's profile what it costs in a loop (pino's 0.8 µs, access-log.ts accessLine's 0.63),
+ * its code and data being cold after the answer's write; formatted 64 together they stay warm.
+ * Measured when pino formatted them: with the batched writes below and the
  * router's change (http/static-first-router.ts), this took a card from 2.3× to about 1.9–2.1× bare
  * node:http's CPU per answer (docs/benchmarks.md, the hot path: each revision measured in this tree).
  */

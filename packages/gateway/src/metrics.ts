@@ -14,6 +14,9 @@ interface Answered {
   counted: number;
 }
 
+/** Durations a route gathers before its histogram observes them (bounded: memory is 8 bytes each). */
+export const DURATIONS_OBSERVED_TOGETHER = 256;
+
 /**
  * The gateway's Prometheus metrics, in a registry of its own (not prom-client's global one, so
  * several gateways in one process do not share counters). Per request, fed by the access log
@@ -27,9 +30,6 @@ interface Answered {
  * cache and version figures are read when scraped too, never on the request path;
  * routes/metrics.ts serves them.
  */
-/** Durations a route gathers before its histogram observes them (bounded: memory is 8 bytes each). */
-export const DURATIONS_OBSERVED_TOGETHER = 256;
-
 export class GatewayMetrics implements RequestObserver {
   readonly registry = new Registry();
   private readonly duration: Histogram<'route'>;
