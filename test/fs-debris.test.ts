@@ -1,5 +1,6 @@
-import { mkdir, readdir, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsDriver, PreconditionFailedError, build, collectGarbage, layout } from '@snapdeck/snapshot';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
@@ -87,6 +88,31 @@ describe('a lock file left by a killed writer', () => {
     expect(Buffer.from((await driver.get('g/current.json'))!.body).toString()).toBe('four');
     expect((await allFiles(root)).sort()).toEqual([`g/current.json`, `g/${breaker.split('/').pop()}`]);
     expect(await driver.list('')).toEqual(['g/current.json']);
+  });
+
+  it('a lock its writer releases within moments is waited for: the swap is then compared with what that writer left', async () => {
+    const root = join(dir, 'live-lock');
+    const driver = new FsDriver(root);
+    const first = await driver.put('g/current.json', Buffer.from('one'));
+    const lock = join(root, 'g', 'current.json.lock');
+
+    // Held 50 ms by a writer that then lets go without changing the object: the swap goes through.
+    await writeFile(lock, '');
+    const released = delay(50).then(() => unlink(lock));
+    const second = await driver.put('g/current.json', Buffer.from('two'), { ifMatch: first.etag });
+    await released;
+    expect(Buffer.from((await driver.get('g/current.json'))!.body).toString()).toBe('two');
+
+    // Held 50 ms by a writer that replaces the object meanwhile: refused, the other writer's stays.
+    await writeFile(lock, '');
+    const replaced = delay(50).then(async () => {
+      await writeFile(join(root, 'g', 'current.json'), 'other');
+      await unlink(lock);
+    });
+    await expect(driver.put('g/current.json', Buffer.from('three'), { ifMatch: second.etag })).rejects.toBeInstanceOf(PreconditionFailedError);
+    await replaced;
+    expect(Buffer.from((await driver.get('g/current.json'))!.body).toString()).toBe('other');
+    expect(await allFiles(root)).toEqual(['g/current.json']);
   });
 
   it('does not block `snapdeck build` forever: a build after a killed one publishes', async () => {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, mkdir, open, readFile, readdir, rename, rm, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sha256Hex, sha256OfFile } from '../hash.ts';
 import { ObjectNotFoundError, PreconditionFailedError, type ObjectInfo, type PutOptions, type StorageDriver, type StoredObject } from './driver.ts';
 
@@ -41,6 +42,14 @@ function isTemporary(name: string): boolean {
  * holds it for a few milliseconds): the next writer breaks it instead of failing forever.
  */
 export const DEFAULT_STALE_LOCK_MS = 30_000;
+
+/**
+ * How long a writer waits for a live lock to be released before its compare-and-swap is refused.
+ * A swap holds it for milliseconds; without the wait, the loser of two concurrent swaps was refused
+ * while the object still matched, and could not tell the other writer's version.
+ */
+const LIVE_LOCK_WAIT_MS = 1000;
+const LIVE_LOCK_POLL_MS = 5;
 
 export interface FsDriverOptions {
   /** Age after which a `<key>.lock` file is considered abandoned and broken. Default 30 s. */
@@ -164,17 +173,23 @@ export class FsDriver implements StorageDriver {
   }
 
   /**
-   * Takes the lock file (create-only). A live lock means another writer is swapping right now:
-   * PreconditionFailedError. A stale one (see DEFAULT_STALE_LOCK_MS) is broken, then taken.
+   * Takes the lock file (create-only). A live lock means another writer is swapping right now: it
+   * is waited for, up to LIVE_LOCK_WAIT_MS, so that the comparison is then made against what that
+   * writer wrote (as an object store's conditional write answers), not refused while the object
+   * still matches; still held after that: PreconditionFailedError. A stale one (see
+   * DEFAULT_STALE_LOCK_MS) is broken, then taken.
    */
   private async acquireLock(key: string, lock: string): Promise<FileHandle> {
-    for (let attempt = 0; attempt < 4; attempt++) {
+    const giveUpAt = Date.now() + LIVE_LOCK_WAIT_MS;
+    for (let breaks = 0; breaks < 4; ) {
       try {
         return await open(lock, 'wx');
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
-      if (!(await this.breakStaleLock(lock))) break;
+      if (await this.breakStaleLock(lock)) breaks++;
+      else if (Date.now() < giveUpAt) await sleep(LIVE_LOCK_POLL_MS);
+      else break;
     }
     throw new PreconditionFailedError(key);
   }
