@@ -19,10 +19,18 @@
  * measured the server at all: the share of the run its main thread was on a core or waiting for
  * one (lib/process.ts schedNs); well below 1, wrk (starved on its own core) was the bottleneck.
  *
+ * A slower server pays more in the kernel for the same bytes: wrk, waiting for its answers, is
+ * asleep when one is written, and waking it is part of the write (loopback delivers in the
+ * writer's system call). So each row also runs the bare server paced to the gateway's rate (a busy
+ * wait per request as long as the gateway's extra CPU time, lib/bare-server.ts) and shows, per
+ * answer, the kernel time of the gateway, the bare server and the paced one, and the ratio per
+ * CPU-second the gateway would have if the bare server paid the paced one's kernel time: what the
+ * gateway's own work costs, apart from the wake-ups (docs/benchmarks.md).
+ *
  * The access-log file is counted after each row: a gateway that answered N requests wrote at
  * least N lines (wrk does not count the requests in flight when it stops, the gateway does).
  *
- * Usage: npm run bench:hotpath [-- --rounds 5 --seconds 4 --only card --base-rss 120]
+ * Usage: npm run bench:hotpath [-- --rounds 5 --seconds 4 --only card --base-rss 120 --skip-redis --skip-paced]
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -32,7 +40,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { capture, prepareFixture, startLoggedGateway } from './lib/hotpath-setup.ts';
-import { cpuSeconds, freePort, rssMB, schedNs } from './lib/process.ts';
+import { cpuTimes, freePort, rssMB, schedNs } from './lib/process.ts';
 import { PINNING, ensureWrk, pinClient, pinServer, runWrk } from './lib/wrk.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -44,6 +52,7 @@ const { values: options } = parseArgs({
     only: { type: 'string' },
     'base-rss': { type: 'string' },
     'skip-redis': { type: 'boolean', default: false },
+    'skip-paced': { type: 'boolean', default: false },
   },
 });
 const rounds = Number(options.rounds);
@@ -100,13 +109,13 @@ async function postScript(body: string): Promise<string> {
   return file;
 }
 
-/** lib/bare-server.ts on a free port replaying `body` with `headers`, pinned like the gateway. */
-async function startBare(body: Buffer, headers: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+/** lib/bare-server.ts on a free port replaying `body` with `headers` (after `paceUs` of busy CPU time), pinned like the gateway. */
+async function startBare(body: Buffer, headers: Record<string, string>, paceUs = 0): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const bodyFile = join(work, `body-${port}`);
   await writeFile(bodyFile, body);
   await writeFile(`${bodyFile}.headers.json`, JSON.stringify(headers));
-  const child = fork(join(root, 'scripts', 'bench', 'lib', 'bare-server.ts'), [String(port), bodyFile, `${bodyFile}.headers.json`], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(join(root, 'scripts', 'bench', 'lib', 'bare-server.ts'), [String(port), bodyFile, `${bodyFile}.headers.json`, String(paceUs)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   children.push(child);
   pinServer(child.pid);
   await once(child, 'message');
@@ -121,9 +130,43 @@ interface Side {
   pid: number;
 }
 
+/** One wrk run against one server. */
+interface Run {
+  rps: number;
+  perCpuSecond: number;
+  /** How much of the run the server's main thread wanted a core (lib/process.ts schedNs). */
+  demand: number;
+  /** CPU time per answer, µs, in user space and in the kernel (every thread's). */
+  userUs: number;
+  kernelUs: number;
+}
+
+/** Runs wrk against `side` for `s` seconds; every answer must be a 2xx. */
+function measure(label: string, side: Side, s: number): Run {
+  const cpu = cpuTimes(side.pid);
+  const sched = schedNs(side.pid);
+  const started = performance.now();
+  const result = runWrk(side.url, { connections: CONNECTIONS, seconds: s, headers: side.headers, script: side.script });
+  const wallNs = (performance.now() - started) * 1e6;
+  const after = cpuTimes(side.pid);
+  const scheduled = schedNs(side.pid);
+  if (result.non2xx > 0) throw new Error(`${label}: ${result.non2xx} answers were not 2xx from ${side.url}`);
+  const answers = result.requestsPerSecond * s;
+  const used = after.user - cpu.user + after.system - cpu.system;
+  return {
+    rps: result.requestsPerSecond,
+    perCpuSecond: answers / used,
+    demand: (scheduled.running - sched.running + scheduled.waiting - sched.waiting) / wallNs,
+    userUs: ((after.user - cpu.user) * 1e6) / answers,
+    kernelUs: ((after.system - cpu.system) * 1e6) / answers,
+  };
+}
+
 interface Measured {
   a: number[];
   b: number[];
+  runsA: Run[];
+  runsB: Run[];
   ratios: number[];
   /** Requests per CPU-second of a's server over b's, per round. */
   cpuRatios: number[];
@@ -134,21 +177,10 @@ interface Measured {
 
 /** A 2-s warm-up of each, then `rounds` rounds of both, a first and b first in turn; every answer must be a 2xx. */
 function alternate(label: string, a: Side, b: Side): Measured {
-  const wrk = (side: Side, s: number): { rps: number; perCpuSecond: number; demand: number } => {
-    const cpu = cpuSeconds(side.pid);
-    const sched = schedNs(side.pid);
-    const started = performance.now();
-    const result = runWrk(side.url, { connections: CONNECTIONS, seconds: s, headers: side.headers, script: side.script });
-    const wallNs = (performance.now() - started) * 1e6;
-    const used = cpuSeconds(side.pid) - cpu;
-    const after = schedNs(side.pid);
-    if (result.non2xx > 0) throw new Error(`${label}: ${result.non2xx} answers were not 2xx from ${side.url}`);
-    const demand = (after.running - sched.running + after.waiting - sched.waiting) / wallNs;
-    return { rps: result.requestsPerSecond, perCpuSecond: (result.requestsPerSecond * s) / used, demand };
-  };
+  const wrk = (side: Side, s: number) => measure(label, side, s);
   wrk(a, 2);
   wrk(b, 2);
-  const measured: Measured = { a: [], b: [], ratios: [], cpuRatios: [], demandA: [], demandB: [] };
+  const measured: Measured = { a: [], b: [], runsA: [], runsB: [], ratios: [], cpuRatios: [], demandA: [], demandB: [] };
   for (let round = 0; round < rounds; round++) {
     // Each side goes first every other round: a run right after the other server's was measured
     // up to 5-10 % apart from one before it on some runs of this machine (docs/benchmarks.md).
@@ -162,6 +194,8 @@ function alternate(label: string, a: Side, b: Side): Measured {
     }
     measured.a.push(ra.rps);
     measured.b.push(rb.rps);
+    measured.runsA.push(ra);
+    measured.runsB.push(rb);
     measured.ratios.push(ra.rps / rb.rps);
     measured.cpuRatios.push(ra.perCpuSecond / rb.perCpuSecond);
     measured.demandA.push(ra.demand);
@@ -182,6 +216,30 @@ const row = (label: string, m: Measured, versus: string, target: number) => {
   );
 };
 
+/** The median over `runs` of `f`. */
+const per = (runs: Run[], f: (run: Run) => number) => median(runs.map(f));
+const wakeRows: string[] = [];
+
+/**
+ * The bare server paced to the gateway's rate (a busy wait per request as long as the gateway's
+ * extra user-space time; a 2-s warm-up, then 3 runs): its kernel time per answer is what a server
+ * answering as fast as the gateway pays for the same bytes and the same wake-ups of wrk.
+ */
+async function wakeRow(label: string, answer: { body: Buffer; headers: Record<string, string> }, m: Measured, request: Omit<Side, 'pid' | 'url'>): Promise<void> {
+  const [gatewayUser, bareUser] = [per(m.runsA, (r) => r.userUs), per(m.runsB, (r) => r.userUs)];
+  const [gatewayKernel, bareKernel] = [per(m.runsA, (r) => r.kernelUs), per(m.runsB, (r) => r.kernelUs)];
+  const paced = await startBare(answer.body, answer.headers, Math.max(0, Math.round(gatewayUser - bareUser)));
+  const side: Side = { ...request, url: paced.url, pid: paced.child.pid! };
+  measure(label, side, 2);
+  const runs = [1, 2, 3].map(() => measure(label, side, seconds));
+  paced.child.kill();
+  const pacedKernel = per(runs, (r) => r.kernelUs);
+  const equalWakeUps = (bareUser + pacedKernel) / (gatewayUser + gatewayKernel);
+  wakeRows.push(
+    `| ${label} | ${gatewayUser.toFixed(1)} / ${bareUser.toFixed(1)} | ${gatewayKernel.toFixed(1)} / ${bareKernel.toFixed(1)} | ${pacedKernel.toFixed(1)} (${per(runs, (r) => r.rps).toFixed(0)} req/s) | ${equalWakeUps.toFixed(2)} |`,
+  );
+}
+
 for (const scenario of scenarios) {
   const answer = await capture(scenario.url, { method: scenario.post ? 'POST' : 'GET', headers: scenario.headers, body: scenario.post });
   if (answer.status !== 200) throw new Error(`${scenario.label}: the gateway answered ${answer.status}: ${answer.body.toString().slice(0, 200)}`);
@@ -194,6 +252,7 @@ for (const scenario of scenarios) {
   if (logged < answered * 0.99) throw new Error(`${scenario.label}: ${logged} access-log lines for about ${answered.toFixed(0)} requests`);
   bare.child.kill();
   row(`${scenario.label} (${(answer.body.length / 1024).toFixed(1)} KiB)`, m, 'bare', scenario.target);
+  if (!options['skip-paced']) await wakeRow(scenario.label, answer, m, { headers: scenario.headers, script });
   console.error(`measured: ${scenario.label}`);
 }
 
@@ -219,6 +278,12 @@ await once(gateway.process, 'exit');
 console.log('\n| answer | gateway req/s, median (min–max) | baseline req/s | ratio of req/s, median (min–max) | ratio of req per CPU-second | main thread wanting a core, gateway / baseline | target |');
 console.log('|---|---:|---:|---:|---:|---:|---|');
 for (const line of rows) console.log(line);
+if (wakeRows.length > 0) {
+  console.log('\nCPU time per answer, µs (medians), and the bare server paced to the gateway\'s rate (its kernel time: the same bytes, and wrk woken as often):');
+  console.log('\n| answer | user: gateway / bare | kernel: gateway / bare | kernel: bare paced to the gateway\'s rate | ratio per CPU-second had bare paid the paced kernel time |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const line of wakeRows) console.log(line);
+}
 const rssVerdict = baseRss === null ? 'no --base-rss given' : `${(memory.rss / baseRss).toFixed(2)}× of ${baseRss} MB, target ≤ 1.1× ${memory.rss <= baseRss * 1.1 ? 'ok' : 'MISSED'}`;
 console.log(`\ngateway RSS after the runs: ${memory.rss.toFixed(0)} MB (peak ${memory.peak.toFixed(0)} MB); ${rssVerdict}`);
 const load = (await import('node:os')).loadavg();

@@ -41,12 +41,18 @@ export async function startGatewayProcess(cli: string, port: number, snapshots: 
 /** Linux's clock ticks per second (`getconf CLK_TCK`), the unit of /proc/<pid>/stat's times. */
 const CLOCK_TICKS = 100;
 
-/** CPU time a process has used so far, user and system, every thread's, in seconds (Linux /proc). */
-export function cpuSeconds(pid: number): number {
+/** CPU time a process has used so far, every thread's, in seconds (Linux /proc): in user space and in the kernel. */
+export function cpuTimes(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name (which may hold spaces, so it is skipped by its parenthesis).
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  return { user: Number(fields[11]) / CLOCK_TICKS, system: Number(fields[12]) / CLOCK_TICKS };
+}
+
+/** CPU time a process has used so far, user and system, every thread's, in seconds. */
+export function cpuSeconds(pid: number): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
 }
 
 /**
