@@ -28,7 +28,8 @@ const SECRET_TEXT = /(sd_live_|st_|pd_)[0-9a-f]{32}/gi;
 
 /** `text` with every secret-shaped run replaced by its prefix and `[REDACTED]`. */
 export function maskSecrets(text: string): string {
-  return text.replace(SECRET_TEXT, '$1[REDACTED]');
+  // Every prefix has an underscore: most text (a card's URL) has none, and skips the regex.
+  return text.includes('_') ? text.replace(SECRET_TEXT, '$1[REDACTED]') : text;
 }
 
 /** As much of a key as `keys list` shows (its prefix): never enough to use it. */
