@@ -22,7 +22,7 @@
  * A slower server pays more in the kernel for the same bytes: wrk, waiting for its answers, is
  * asleep when one is written, and waking it is part of the write (loopback delivers in the
  * writer's system call). So each row also runs the bare server paced to the gateway's rate (a busy
- * wait per request as long as the gateway's extra CPU time, lib/bare-server.ts) and shows, per
+ * wait per request as long as the gateway's extra user-space time, lib/bare-server.ts) and shows, per
  * answer, the kernel time of the gateway, the bare server and the paced one, and the ratio per
  * CPU-second the gateway would have if the bare server paid the paced one's kernel time: what the
  * gateway's own work costs, apart from the wake-ups (docs/benchmarks.md).
@@ -170,9 +170,6 @@ interface Measured {
   ratios: number[];
   /** Requests per CPU-second of a's server over b's, per round. */
   cpuRatios: number[];
-  /** How much of each run the server's main thread wanted a core (lib/process.ts schedNs), a's and b's. */
-  demandA: number[];
-  demandB: number[];
 }
 
 /** A 2-s warm-up of each, then `rounds` rounds of both, a first and b first in turn; every answer must be a 2xx. */
@@ -180,7 +177,7 @@ function alternate(label: string, a: Side, b: Side): Measured {
   const wrk = (side: Side, s: number) => measure(label, side, s);
   wrk(a, 2);
   wrk(b, 2);
-  const measured: Measured = { a: [], b: [], runsA: [], runsB: [], ratios: [], cpuRatios: [], demandA: [], demandB: [] };
+  const measured: Measured = { a: [], b: [], runsA: [], runsB: [], ratios: [], cpuRatios: [] };
   for (let round = 0; round < rounds; round++) {
     // Each side goes first every other round: a run right after the other server's was measured
     // up to 5-10 % apart from one before it on some runs of this machine (docs/benchmarks.md).
@@ -198,8 +195,6 @@ function alternate(label: string, a: Side, b: Side): Measured {
     measured.runsB.push(rb);
     measured.ratios.push(ra.rps / rb.rps);
     measured.cpuRatios.push(ra.perCpuSecond / rb.perCpuSecond);
-    measured.demandA.push(ra.demand);
-    measured.demandB.push(rb.demand);
   }
   return measured;
 }
@@ -207,17 +202,17 @@ function alternate(label: string, a: Side, b: Side): Measured {
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
 const spread = (values: number[], digits: number) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
 const rate = (values: number[]) => `${median(values).toFixed(0)} (${spread(values, 0)})`;
+/** The median over `runs` of `f`. */
+const per = (runs: Run[], f: (run: Run) => number) => median(runs.map(f));
 const rows: string[] = [];
 const row = (label: string, m: Measured, versus: string, target: number) => {
   const ratio = median(m.ratios);
   const cpuRatio = median(m.cpuRatios);
   rows.push(
-    `| ${label} | ${rate(m.a)} | ${versus}: ${rate(m.b)} | ${ratio.toFixed(2)} (${spread(m.ratios, 2)}) | ${cpuRatio.toFixed(2)} (${spread(m.cpuRatios, 2)}) | ${median(m.demandA).toFixed(2)} / ${median(m.demandB).toFixed(2)} | ≥ ${target} ${ratio >= target ? 'ok' : 'MISSED'}${cpuRatio >= target ? '' : ' (per CPU-second: MISSED)'} |`,
+    `| ${label} | ${rate(m.a)} | ${versus}: ${rate(m.b)} | ${ratio.toFixed(2)} (${spread(m.ratios, 2)}) | ${cpuRatio.toFixed(2)} (${spread(m.cpuRatios, 2)}) | ${per(m.runsA, (r) => r.demand).toFixed(2)} / ${per(m.runsB, (r) => r.demand).toFixed(2)} | ≥ ${target} ${ratio >= target ? 'ok' : 'MISSED'}${cpuRatio >= target ? '' : ' (per CPU-second: MISSED)'} |`,
   );
 };
 
-/** The median over `runs` of `f`. */
-const per = (runs: Run[], f: (run: Run) => number) => median(runs.map(f));
 const wakeRows: string[] = [];
 
 /**
