@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { commitCheck, type CommitCheck } from '../db/commit-check.ts';
 import type { Db } from '../db/database.ts';
 import type { StoredDeck } from './types.ts';
 
@@ -10,7 +11,8 @@ const ENTRY_BYTES = 80;
 
 /**
  * Deck imports committed through each connection (importDecks, the only code that writes the deck
- * tables), counted here because SQLite's data_version moves only for other connections' commits.
+ * tables), counted here because SQLite's data_version (commitCheck's way for a database not in WAL
+ * mode) moves only for other connections' commits.
  * Read from a WeakMap rather than with `SELECT total_changes()`: one SQLite statement fewer on
  * every deck read (about 1 µs).
  */
@@ -23,11 +25,11 @@ export function noteDeckWrite(db: Db): void {
 
 /**
  * Decks as DeckStore read them, kept while the database does not change. A deck read for a request
- * is two statements and an object per card entry; a kept one is a map lookup after one state
- * read (`fresh`) per call. The state read makes the cache exact: any commit by another connection
- * (`decks import` on the writer database: data_version) or any import through this one (in the
- * same process: noteDeckWrite) drops every deck, so nothing is served that a fresh read would not
- * return. A published store's decks never change under a view; the check then never drops anything.
+ * is two statements and an object per card entry; a kept one is a map lookup after one check per
+ * call (`fresh`). The check makes the cache exact: any commit by another connection (`decks import`
+ * on the writer database: db/commit-check.ts) or any import through this one (in the same process:
+ * noteDeckWrite) drops every deck, so nothing is served that a fresh read would not return. A
+ * published store's decks never change under a view; the check then never drops anything.
  *
  * A deck that does not exist is kept too (as null), so ids asked for again and again cost no query.
  * The same StoredDeck object is handed out until the cache drops it, which lets the routes keep
@@ -39,22 +41,21 @@ export class DeckCache {
     maxSize: DECK_CACHE_BYTES,
     sizeCalculation: (deck) => (deck === false ? DECK_BYTES : DECK_BYTES + ENTRY_BYTES * deck.cards.length),
   });
-  /** SQLite's data_version moves when another connection commits; deckWrites when this one imports. */
-  private readonly dataVersion;
-  private version = Number.NaN;
+  /** Says when another connection committed; deckWrites when this one imported. */
+  private readonly commits: CommitCheck;
   private writes = Number.NaN;
 
   constructor(private readonly db: Db) {
-    this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+    this.commits = commitCheck(db);
   }
 
   /** Drops every deck when the database changed since the last call; call once per read of the store. */
   fresh(): this {
-    const version = this.dataVersion.get()!;
     const writes = deckWrites.get(this.db) ?? 0;
-    if (version !== this.version || writes !== this.writes) {
+    // Both asked every time: each check keeps what it saw.
+    const committed = this.commits.changed();
+    if (committed || writes !== this.writes) {
       this.decks.clear();
-      this.version = version;
       this.writes = writes;
     }
     return this;
