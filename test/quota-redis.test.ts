@@ -194,6 +194,25 @@ describe('RedisQuotaCounter', () => {
     }
   });
 
+  it('loads the script again when Redis lost it (SCRIPT FLUSH, a restart), without falling back', async () => {
+    const errors: unknown[] = [];
+    const log = { error: (o: unknown) => errors.push(o), warn: () => {}, info: () => {} };
+    const counter = new RedisQuotaCounter(redisServer.url, { log: log as never, keyPrefix: 'snapdeck:quota:flush:' });
+    try {
+      await counter.ready();
+      expect((await counter.consume('x', 100)).remaining).toBe(99);
+      await admin.script('FLUSH');
+      // Requests in one turn go out together (auto-pipelining): each is still counted in Redis.
+      const together = await Promise.all(Array.from({ length: 5 }, () => counter.consume('x', 100)));
+      expect(together.map((d) => d.remaining).sort((a, b) => b - a)).toEqual([98, 97, 96, 95, 94]);
+      expect((await counter.consume('x', 100)).remaining).toBe(93);
+      expect(counter.degraded).toBe(false);
+      expect(errors).toEqual([]);
+    } finally {
+      await counter.close();
+    }
+  });
+
   it('fails open to per-process counting while Redis is unreachable, and logs it once', async () => {
     const errors: unknown[] = [];
     const warnings: unknown[] = [];
