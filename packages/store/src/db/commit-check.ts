@@ -33,8 +33,8 @@ const shmFiles = new Map<string, number>();
  * answer, POST /v1/decks/details to 0.90 (alternating rounds, both start orders); in a loop, 0.62
  * against 1.46 µs.
  *
- * The header is only read while `db` is open: SQLite keeps the `-shm` file as it is while a
- * connection of this process uses it.
+ * Ask it only while `db` is open: SQLite keeps the `-shm` file as it is while a connection of this
+ * process uses it.
  */
 export function commitCheck(db: Db): CommitCheck {
   const shm = walIndexFile(db);
@@ -72,25 +72,38 @@ function walIndexCheck(fd: number): CommitCheck {
 
 /**
  * A descriptor of `db`'s `-shm` file when `db` is a WAL database whose wal-index this reading
- * knows, else null. A descriptor kept from an earlier open of the same path is used only while it
- * is still that file (SQLite deletes and makes it again when every connection has closed).
+ * knows, else null.
  */
 function walIndexFile(db: Db): number | null {
-  if (db.memory || db.pragma('journal_mode', { simple: true }) !== 'wal') return null;
+  // In exclusive locking mode SQLite may keep the wal-index in its own memory, not in the file
+  // (https://sqlite.org/wal.html#noshm), and no other process can commit anyway.
+  if (db.memory || db.pragma('journal_mode', { simple: true }) !== 'wal' || db.pragma('locking_mode', { simple: true }) === 'exclusive') return null;
   db.pragma('data_version'); // a read: SQLite has made and mapped the -shm file
-  const path = `${resolve(db.name)}-shm`;
-  let fd = shmFiles.get(path);
-  try {
-    const now = statSync(path);
-    if (fd === undefined || fstatSync(fd).ino !== now.ino || fstatSync(fd).dev !== now.dev) {
-      fd = openSync(path, 'r');
-      shmFiles.set(path, fd); // the one it replaces stays open (see shmFiles)
-    }
-  } catch {
-    return null; // no -shm where SQLite would keep it (a VFS of its own, heap-memory wal-index)
-  }
+  const fd = shmDescriptor(`${resolve(db.name)}-shm`);
+  if (fd === null) return null;
   const header = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
   if (readSync(fd, header, 0, WAL_INDEX_HEADER_BYTES, 0) !== WAL_INDEX_HEADER_BYTES) return null;
-  const version = header.readUInt32LE(0);
-  return version === WAL_INDEX_VERSION || header.readUInt32BE(0) === WAL_INDEX_VERSION ? fd : null;
+  // iVersion is in the machine's byte order.
+  return header.readUInt32LE(0) === WAL_INDEX_VERSION || header.readUInt32BE(0) === WAL_INDEX_VERSION ? fd : null;
+}
+
+/**
+ * A descriptor of the -shm file now at `path`, or null when there is none. One kept from an earlier
+ * open of the path is used only while it is still that file: SQLite deletes the file and makes it
+ * again when every connection to the database has closed.
+ */
+function shmDescriptor(path: string): number | null {
+  try {
+    const now = statSync(path);
+    const kept = shmFiles.get(path);
+    if (kept !== undefined) {
+      const was = fstatSync(kept);
+      if (was.ino === now.ino && was.dev === now.dev) return kept;
+    }
+    const fd = openSync(path, 'r');
+    shmFiles.set(path, fd); // the one it replaces stays open (see shmFiles)
+    return fd;
+  } catch {
+    return null; // no -shm where SQLite would keep it (a VFS of its own)
+  }
 }
