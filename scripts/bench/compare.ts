@@ -23,7 +23,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startGatewayProcess } from './lib/process.ts';
-import { PINNING, ensureWrk, runWrk } from './lib/wrk.ts';
+import { PINNING, bothInTurn, ensureWrk, runWrk } from './lib/wrk.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values: options } = parseArgs({
@@ -107,16 +107,8 @@ for (const scenario of SCENARIOS) {
   runWrk(urls[1], { connections: CONNECTIONS, seconds: 2, headers: headers(head) });
   const results: Array<{ base: number; head: number }> = [];
   for (let round = 0; round < rounds; round++) {
-    // Each gateway goes first every other round (docs/benchmarks.md: which ran just before moves a run).
-    const measure = (side: 0 | 1) => runWrk(urls[side], { connections: CONNECTIONS, seconds, headers: headers(side === 0 ? base : head) });
-    let b, h;
-    if (round % 2 === 0) {
-      b = measure(0);
-      h = measure(1);
-    } else {
-      h = measure(1);
-      b = measure(0);
-    }
+    const measure = (side: 0 | 1) => () => runWrk(urls[side], { connections: CONNECTIONS, seconds, headers: headers(side === 0 ? base : head) });
+    const [b, h] = bothInTurn(round, measure(0), measure(1));
     if (b.non2xx || h.non2xx) throw new Error(`${scenario.label}: non-2xx answers (base ${b.non2xx}, this tree ${h.non2xx})`);
     results.push({ base: b.requestsPerSecond, head: h.requestsPerSecond });
   }

@@ -41,7 +41,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { capture, prepareFixture, startLoggedGateway } from './lib/hotpath-setup.ts';
 import { cpuTimes, freePort, rssMB, schedNs } from './lib/process.ts';
-import { PINNING, ensureWrk, pinClient, pinServer, runWrk } from './lib/wrk.ts';
+import { PINNING, bothInTurn, ensureWrk, pinClient, pinServer, runWrk } from './lib/wrk.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = join(root, 'packages', 'cli', 'bin', 'snapdeck.js');
@@ -162,14 +162,10 @@ function measure(label: string, side: Side, s: number): Run {
   };
 }
 
+/** The runs of each side, round by round: a[i] and b[i] were measured one after the other. */
 interface Measured {
-  a: number[];
-  b: number[];
-  runsA: Run[];
-  runsB: Run[];
-  ratios: number[];
-  /** Requests per CPU-second of a's server over b's, per round. */
-  cpuRatios: number[];
+  a: Run[];
+  b: Run[];
 }
 
 /** A 2-s warm-up of each, then `rounds` rounds of both, a first and b first in turn; every answer must be a 2xx. */
@@ -177,39 +173,32 @@ function alternate(label: string, a: Side, b: Side): Measured {
   const wrk = (side: Side, s: number) => measure(label, side, s);
   wrk(a, 2);
   wrk(b, 2);
-  const measured: Measured = { a: [], b: [], runsA: [], runsB: [], ratios: [], cpuRatios: [] };
+  const measured: Measured = { a: [], b: [] };
   for (let round = 0; round < rounds; round++) {
-    // Each side goes first every other round: a run right after the other server's was measured
-    // up to 5-10 % apart from one before it on some runs of this machine (docs/benchmarks.md).
-    let ra, rb;
-    if (round % 2 === 0) {
-      ra = wrk(a, seconds);
-      rb = wrk(b, seconds);
-    } else {
-      rb = wrk(b, seconds);
-      ra = wrk(a, seconds);
-    }
-    measured.a.push(ra.rps);
-    measured.b.push(rb.rps);
-    measured.runsA.push(ra);
-    measured.runsB.push(rb);
-    measured.ratios.push(ra.rps / rb.rps);
-    measured.cpuRatios.push(ra.perCpuSecond / rb.perCpuSecond);
+    const [ra, rb] = bothInTurn(round, () => wrk(a, seconds), () => wrk(b, seconds));
+    measured.a.push(ra);
+    measured.b.push(rb);
   }
   return measured;
 }
 
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
 const spread = (values: number[], digits: number) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
-const rate = (values: number[]) => `${median(values).toFixed(0)} (${spread(values, 0)})`;
+const rate = (runs: Run[]) => {
+  const values = runs.map((r) => r.rps);
+  return `${median(values).toFixed(0)} (${spread(values, 0)})`;
+};
 /** The median over `runs` of `f`. */
 const per = (runs: Run[], f: (run: Run) => number) => median(runs.map(f));
 const rows: string[] = [];
 const row = (label: string, m: Measured, versus: string, target: number) => {
-  const ratio = median(m.ratios);
-  const cpuRatio = median(m.cpuRatios);
+  // Per round: a's requests/s, and requests per CPU-second, over b's.
+  const ratios = m.a.map((ra, i) => ra.rps / m.b[i]!.rps);
+  const cpuRatios = m.a.map((ra, i) => ra.perCpuSecond / m.b[i]!.perCpuSecond);
+  const ratio = median(ratios);
+  const cpuRatio = median(cpuRatios);
   rows.push(
-    `| ${label} | ${rate(m.a)} | ${versus}: ${rate(m.b)} | ${ratio.toFixed(2)} (${spread(m.ratios, 2)}) | ${cpuRatio.toFixed(2)} (${spread(m.cpuRatios, 2)}) | ${per(m.runsA, (r) => r.demand).toFixed(2)} / ${per(m.runsB, (r) => r.demand).toFixed(2)} | ≥ ${target} ${ratio >= target ? 'ok' : 'MISSED'}${cpuRatio >= target ? '' : ' (per CPU-second: MISSED)'} |`,
+    `| ${label} | ${rate(m.a)} | ${versus}: ${rate(m.b)} | ${ratio.toFixed(2)} (${spread(ratios, 2)}) | ${cpuRatio.toFixed(2)} (${spread(cpuRatios, 2)}) | ${per(m.a, (r) => r.demand).toFixed(2)} / ${per(m.b, (r) => r.demand).toFixed(2)} | ≥ ${target} ${ratio >= target ? 'ok' : 'MISSED'}${cpuRatio >= target ? '' : ' (per CPU-second: MISSED)'} |`,
   );
 };
 
@@ -221,8 +210,8 @@ const wakeRows: string[] = [];
  * answering as fast as the gateway pays for the same bytes and the same wake-ups of wrk.
  */
 async function wakeRow(label: string, answer: { body: Buffer; headers: Record<string, string> }, m: Measured, request: Omit<Side, 'pid' | 'url'>): Promise<void> {
-  const [gatewayUser, bareUser] = [per(m.runsA, (r) => r.userUs), per(m.runsB, (r) => r.userUs)];
-  const [gatewayKernel, bareKernel] = [per(m.runsA, (r) => r.kernelUs), per(m.runsB, (r) => r.kernelUs)];
+  const [gatewayUser, bareUser] = [per(m.a, (r) => r.userUs), per(m.b, (r) => r.userUs)];
+  const [gatewayKernel, bareKernel] = [per(m.a, (r) => r.kernelUs), per(m.b, (r) => r.kernelUs)];
   const paced = await startBare(answer.body, answer.headers, Math.max(0, Math.round(gatewayUser - bareUser)));
   const side: Side = { ...request, url: paced.url, pid: paced.child.pid! };
   measure(label, side, 2);
@@ -243,7 +232,7 @@ for (const scenario of scenarios) {
   gateway.takeLines();
   const m = alternate(scenario.label, { url: scenario.url, headers: scenario.headers, script, pid: gateway.process.pid! }, { url: bare.url, headers: scenario.headers, script, pid: bare.child.pid! });
   const logged = gateway.takeLines();
-  const answered = m.a.reduce((sum, r) => sum + r * seconds, 0);
+  const answered = m.a.reduce((sum, r) => sum + r.rps * seconds, 0);
   if (logged < answered * 0.99) throw new Error(`${scenario.label}: ${logged} access-log lines for about ${answered.toFixed(0)} requests`);
   bare.child.kill();
   row(`${scenario.label} (${(answer.body.length / 1024).toFixed(1)} KiB)`, m, 'bare', scenario.target);

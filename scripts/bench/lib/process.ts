@@ -49,12 +49,6 @@ export function cpuTimes(pid: number): { user: number; system: number } {
   return { user: Number(fields[11]) / CLOCK_TICKS, system: Number(fields[12]) / CLOCK_TICKS };
 }
 
-/** CPU time a process has used so far, user and system, every thread's, in seconds. */
-export function cpuSeconds(pid: number): number {
-  const { user, system } = cpuTimes(pid);
-  return user + system;
-}
-
 /**
  * How much of the wall time a process's main thread wanted a core, from /proc/<pid>/schedstat
  * (nanoseconds on a core and waiting for one). Near 1: the server was the bottleneck (busy, or

@@ -68,3 +68,17 @@ export function runWrk(url: string, options: { connections: number; seconds: num
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   return { requestsPerSecond: rps, megabytesPerSecond: toMB(transfer), p50Ms: toMs(p50), p99Ms: toMs(p99), non2xx };
 }
+
+/**
+ * One round of two measurements, each side first every other round: a run right after the other
+ * server's was measured up to 5-10 % apart from one before it on some runs of this machine
+ * (docs/benchmarks.md). Returns a's result and b's, whichever ran first.
+ */
+export function bothInTurn<T>(round: number, a: () => T, b: () => T): [T, T] {
+  if (round % 2 === 0) {
+    const first = a();
+    return [first, b()];
+  }
+  const first = b();
+  return [a(), first];
+}
