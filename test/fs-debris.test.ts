@@ -41,12 +41,17 @@ async function allFiles(root: string, sub = ''): Promise<string[]> {
   return out;
 }
 
+/** A driver over dir/<name> holding g/current.json ('one'), and the path of that object's lock file. */
+async function pointerWithLock(name: string) {
+  const root = join(dir, name);
+  const driver = new FsDriver(root);
+  const first = await driver.put('g/current.json', Buffer.from('one'));
+  return { root, driver, first, lock: join(root, 'g', 'current.json.lock') };
+}
+
 describe('a lock file left by a killed writer', () => {
   it('is respected while young and broken once stale (30 s), by the driver and by a later build', async () => {
-    const root = join(dir, 'locks');
-    const driver = new FsDriver(root);
-    const first = await driver.put('g/current.json', Buffer.from('one'));
-    const lock = join(root, 'g', 'current.json.lock');
+    const { root, driver, first, lock } = await pointerWithLock('locks');
 
     // A writer holding the lock right now: the swap is refused, as before.
     await writeFile(lock, '');
@@ -91,10 +96,7 @@ describe('a lock file left by a killed writer', () => {
   });
 
   it('a lock its writer releases within moments is waited for: the swap is then compared with what that writer left', async () => {
-    const root = join(dir, 'live-lock');
-    const driver = new FsDriver(root);
-    const first = await driver.put('g/current.json', Buffer.from('one'));
-    const lock = join(root, 'g', 'current.json.lock');
+    const { root, driver, first, lock } = await pointerWithLock('live-lock');
 
     // Held 50 ms by a writer that then lets go without changing the object: the swap goes through.
     await writeFile(lock, '');
