@@ -10,7 +10,7 @@
  *   info level, so the access log and every warning are scanned).
  *
  * A secret is a well-formed API key, share token or `pd_` link in any case (`sd_live_`, `st_`,
- * `pd_` and 32 hex digits), or a credential a helper registered (the S3 test server's secret key;
+ * `pd_` and 32 hex digits, glued to other text or not), or a credential a helper registered (the S3 test server's secret key;
  * a Redis password). The one allowance: the stdout of `keys create` when it is exactly one key and
  * a newline, and of `tokens share` / `tokens private` when it is exactly one token of that kind
  * and a newline (decisions.md: the key or token alone, on stdout). Anything else fails the test
@@ -33,8 +33,11 @@ const KEY = Symbol.for('snapdeck.secretScan');
 const holder = globalThis as unknown as Record<symbol, SecretScanState | undefined>;
 export const secretScan: SecretScanState = (holder[KEY] ??= { scanned: 0, findings: [], registered: new Map() });
 
-/** Well-formed secrets, in any case (an upper-cased key printed back is still the key). */
-const SECRET_PATTERN = /\b(?:sd_live_|st_|pd_)[0-9a-f]{32}/gi;
+/**
+ * Well-formed secrets, in any case (an upper-cased key printed back is still the key), wherever
+ * they stand: glued to a letter or digit before them too.
+ */
+const SECRET_PATTERN = /(?:sd_live_|st_|pd_)[0-9a-f]{32}/gi;
 
 /** Makes `value` a secret every later scan looks for (short values would match everything: refused). */
 export function registerSecret(value: string, what: string): void {

@@ -47,7 +47,7 @@ function plainRedactedUrl(url: string): string {
   const q = pathAndQuery.indexOf('?');
   const path = q === -1 ? pathAndQuery : pathAndQuery.slice(0, q);
   const query = q === -1 ? '' : `?${pathAndQuery.slice(q + 1).split('&').map(part).join('&')}`;
-  return `${decoded(path, false) ?? path}${query}`.replace(/(sd_live_|st_|pd_)[0-9a-f]{32}/gi, '$1[REDACTED]');
+  return `${decoded(path, false) ?? path}${query}`.replace(/(sd_live_|st_|pd_)[0-9a-z]{16,}/gi, '$1[REDACTED]');
 }
 
 describe('redactedUrl', () => {

@@ -20,29 +20,28 @@ export function normalizeApiKey(presented: string): string | null {
 }
 
 /**
- * Anything shaped like a key, a share token or a `pd_` link, in any case (an upper-cased secret is
- * still the secret to whoever lower-cases it): what a log line must never carry, wherever a client
- * put it (an unknown parameter, a misspelt one, a path segment).
+ * What looks like a key, a share token or a `pd_` link: the prefix and 16 or more letters or
+ * digits, in any case, wherever it stands. Looser than a well-formed secret (32 lowercase hex) on
+ * purpose: an upper-cased secret is still the secret to whoever lower-cases it, and one with a typo
+ * (a letter off, a character too many) is still most of it. No look-behind: a prefix glued to a
+ * letter or digit (`0sd_live_…`, `e0da5pd_…`, `app/1.0+xsd_live_…`) is still followed by the
+ * secret. Text such as `test_catalog` stays as it is: 16 letters or digits must follow the prefix.
  */
-const SECRET_TEXT = /(sd_live_|st_|pd_)[0-9a-f]{32}/gi;
+const SECRET_LOOKING = /(sd_live_|st_|pd_)[0-9a-z]{16,}/gi;
+const SECRET_LOOKING_ONCE = new RegExp(SECRET_LOOKING.source, 'i');
 
-/** `text` with every secret-shaped run replaced by its prefix and `[REDACTED]`. */
+/**
+ * `text` with every secret-looking run replaced by its prefix and `[REDACTED]`: what a log line
+ * carries of anything a client sent, wherever the client put it (an unknown parameter, a misspelt
+ * one, a path segment, a header).
+ */
 export function maskSecrets(text: string): string {
   // Every prefix has an underscore: most text (a card's URL) has none, and skips the regex.
-  return text.includes('_') ? text.replace(SECRET_TEXT, '$1[REDACTED]') : text;
+  return text.includes('_') ? text.replace(SECRET_LOOKING, '$1[REDACTED]') : text;
 }
 
 /** As much of a key as `keys list` shows (its prefix): never enough to use it. */
 export const SHOWN_SECRET_CHARS = 12;
-
-/**
- * What looks like a key, a share token or a `pd_` link to someone reading an error: the prefix, not
- * right after a letter or digit, and 16 or more letters or digits. Looser than SECRET_TEXT on
- * purpose: a secret with a typo (a letter off, a character too many) is still most of the secret.
- * The look-behind keeps `test_catalog…` and the like as they are, and still finds `x_pd_…`.
- */
-const SECRET_LOOKING = /(?<![0-9a-z])(?:sd_live_|st_|pd_)[0-9a-z]{16,}/gi;
-const SECRET_LOOKING_ONCE = new RegExp(SECRET_LOOKING.source, 'i');
 
 /** Whether `text` holds anything that looks like a key, a share token or a `pd_` link. */
 export function looksLikeSecret(text: string): boolean {
