@@ -58,12 +58,80 @@ afterAll(async () => {
   await work?.cleanup();
 });
 
-/** Sends `target` with `headers`; the response's headers and the log lines it caused. */
+/** Sends `target` with `headers`; the response's headers and body, and the log lines it caused. */
 async function exchange(target: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: string; logged: string }> {
   const before = lines.length;
   const response = await requestTarget(gateway.url, target, { headers: { 'X-API-Key': key, ...headers } });
-  return { status: response.status, headers: JSON.stringify(response.headers), logged: lines.slice(before).join('') };
+  return { status: response.status, headers: `${JSON.stringify(response.headers)}\n${response.body.toString()}`, logged: lines.slice(before).join('') };
 }
+
+/**
+ * The spellings of `secret` in a URL that mean it: `_` as `%5F` or `%5f`, a letter or digit
+ * encoded, the whole of it encoded, encoded twice, upper-cased, followed by a malformed escape.
+ */
+function encodings(secret: string): string[] {
+  const underscores = (escape: string) => secret.replaceAll('_', escape);
+  const letter = secret.indexOf('_') + 1;
+  const encodedLetter = `${secret.slice(0, letter)}%${secret.charCodeAt(letter).toString(16)}${secret.slice(letter + 1)}`;
+  const all = [...secret].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join('');
+  return [
+    underscores('%5F'),
+    underscores('%5f'),
+    `%${secret.charCodeAt(0).toString(16)}${secret.slice(1)}`,
+    encodedLetter,
+    all,
+    underscores('%255F'),
+    underscores('%5F').toUpperCase(),
+    `${underscores('%5F')}%ZZ`,
+    `%ZZ${secret}`,
+    `${secret}%E0%A4%A`,
+  ];
+}
+
+/** Where a URL may carry a value: the path, each allowed parameter, duplicated and `;`-joined parameters. */
+function targets(value: string): string[] {
+  return [
+    `/v1/decks/${value}`,
+    `/v1/decks/${value}/text?format=snapdeck`,
+    `/v1/games/digimon/cards?hitsPerPage=${value}`,
+    `/v1/games/digimon/cards/${value}`,
+    `/v1/decks/public?gameId=digimon&limit=${value}&sort=${value}`,
+    `/v1/decks/public?gameId=digimon&updatedSince=${value}`,
+    `/v1/decks/public?gameId=${value}`,
+    `/v1/decks/public?gameId=digimon&gameId=${value}`,
+    `/v1/decks/public?gameId=digimon;token=${value}`,
+    `/v1/decks/public?gameId=digimon;since=${value}&format=${value}`,
+    `/v1/decks/abc?since=${value}`,
+  ];
+}
+
+describe('a percent-encoded secret', () => {
+  it('is masked in the access log by what it means, in origin and absolute form', async () => {
+    const leaks: string[] = [];
+    let sent = 0;
+    for (const secret of Object.values(SECRETS)) {
+      for (const spelling of encodings(secret)) {
+        for (const target of targets(spelling)) {
+          for (const form of [target, `http://127.0.0.1${target}`]) {
+            const answer = await exchange(form);
+            sent += 1;
+            expect(answer.status, form).toBeLessThan(500);
+            if (holdsSecret(answer.logged)) leaks.push(`${form.slice(0, 60)}: log ${answer.logged.slice(0, 160)}`);
+            if (holdsSecret(answer.headers)) leaks.push(`${form.slice(0, 60)}: response`);
+          }
+        }
+      }
+    }
+    expect(leaks.slice(0, 10)).toEqual([]);
+    expect(sent).toBe(3 * 10 * 11 * 2);
+  });
+
+  it('the spellings above are the secret to a decoder (the corpus tests what it claims)', () => {
+    for (const secret of Object.values(SECRETS)) {
+      for (const spelling of encodings(secret)) expect(holdsSecret(spelling), spelling).toBe(true);
+    }
+  });
+});
 
 describe('a secret glued to a letter or digit', () => {
   it('is refused as a request id: never echoed, never logged', async () => {
@@ -72,7 +140,7 @@ describe('a secret glued to a letter or digit', () => {
       for (const id of GLUED(secret).filter((text) => /^[A-Za-z0-9._-]+$/.test(text))) {
         const answer = await exchange('/v1/games', { 'X-Request-Id': id });
         expect(answer.status).toBe(200);
-        if (holdsSecret(answer.headers)) leaks.push(`X-Request-Id ${id.slice(0, 12)}…: response header`);
+        if (holdsSecret(answer.headers)) leaks.push(`X-Request-Id ${id.slice(0, 12)}…: response`);
         if (holdsSecret(answer.logged)) leaks.push(`X-Request-Id ${id.slice(0, 12)}…: log`);
       }
     }
@@ -93,7 +161,7 @@ describe('a secret glued to a letter or digit', () => {
           const answer = await exchange(target, headers);
           if (answer.logged.includes('"msg":"request"')) logged += 1;
           if (holdsSecret(answer.logged)) leaks.push(`${target.slice(0, 30)} ${JSON.stringify(headers).slice(0, 30)}: log`);
-          if (holdsSecret(answer.headers)) leaks.push(`${target.slice(0, 30)}: response header`);
+          if (holdsSecret(answer.headers)) leaks.push(`${target.slice(0, 30)}: response`);
         }
       }
     }

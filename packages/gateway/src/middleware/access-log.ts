@@ -1,6 +1,7 @@
+import decodeUriComponent from 'decode-uri-component';
 import type { Logger } from 'pino';
 import { CLIENT_HEADER, CLIENT_HEADER_PATTERN } from '@snapdeck/contract';
-import { maskSecrets, shortenSecrets } from '@snapdeck/store';
+import { looksLikeSecret, maskSecrets, shortenSecrets } from '@snapdeck/store';
 import { afterResponse, type Step } from '../http/pipeline.ts';
 import { logLater } from '../log.ts';
 
@@ -48,7 +49,9 @@ export function redactedUrl(url: string): string {
   const pathStart = schemeEnd === -1 ? 0 : url.indexOf('/', schemeEnd + 3);
   if (pathStart === -1) return '/';
   const q = url.indexOf('?', pathStart);
-  let text = safeDecode(q === -1 ? url.slice(pathStart) : url.slice(pathStart, q));
+  let text = q === -1 ? url.slice(pathStart) : url.slice(pathStart, q);
+  // The path with its valid escapes decoded (decode-uri-component leaves a malformed one as it is).
+  if (text.includes('%')) text = decodeUriComponent(text);
   if (q !== -1) {
     // Each parameter as split('&') gives them, empty ones included.
     let separator = '?';
@@ -59,17 +62,23 @@ export function redactedUrl(url: string): string {
       from = amp + 1;
     }
   }
-  return maskSecrets(text);
+  return withoutSecrets(text);
 }
 
-/** The path with its escapes decoded where they are valid (so `pd_%39…` is masked too). */
-function safeDecode(path: string): string {
-  if (!path.includes('%')) return path;
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
+/** Escapes decoded this many times at most: a secret encoded twice is still read by whoever decodes twice. */
+const DECODINGS = 3;
+
+/**
+ * `text` with every secret in it masked, by what it means rather than how it is spelled: when its
+ * escapes, decoded (malformed ones left as they are) up to DECODINGS times, spell a secret
+ * (`sd%5Flive%5F…`, `%70d_…`, `st_%33…`, an allowed parameter's value), the decoded text is shown
+ * masked; otherwise the text as it is (a URL without `%` costs what it did).
+ */
+function withoutSecrets(text: string): string {
+  if (!text.includes('%')) return maskSecrets(text);
+  let meaning = text;
+  for (let round = 0; round < DECODINGS && meaning.includes('%'); round += 1) meaning = decodeUriComponent(meaning);
+  return looksLikeSecret(meaning) ? maskSecrets(meaning) : text;
 }
 
 /**
