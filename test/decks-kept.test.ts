@@ -4,8 +4,10 @@
  * gateway/src/routes/decks.ts). A change committed by another connection (`decks import` on the
  * writer database) is served by the very next request.
  */
+import { copyFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { idGenerator, importLines, startDeckEnv, type DeckLine, type DeckTestEnv } from './helpers/decks.ts';
+import { idGenerator, importLines, startDeckEnv, startExtraGateway, type DeckLine, type DeckTestEnv } from './helpers/decks.ts';
 
 let env: DeckTestEnv;
 const newId = idGenerator(4242);
@@ -30,8 +32,8 @@ const deck = (name: string, extra: Partial<DeckLine> = {}): DeckLine => ({
   ...extra,
 });
 
-async function getDeck(id: string): Promise<{ status: number; etag: string | null; text: string }> {
-  const response = await fetch(`${env.gateway.url}/v1/decks/${id}`);
+async function getDeck(id: string, gatewayUrl = env.gateway.url): Promise<{ status: number; etag: string | null; text: string }> {
+  const response = await fetch(`${gatewayUrl}/v1/decks/${id}`);
   return { status: response.status, etag: response.headers.get('etag'), text: await response.text() };
 }
 
@@ -82,5 +84,27 @@ describe('decks kept between requests', () => {
       decks: [{ id: b.id, gameId: 'digimon', name: 'Beta renamed', cards: expect.any(Array) }],
       unresolved: [a.id, 'not-a-deck'],
     });
+  });
+
+  it('through a --db that is a symbolic link, with a stale -shm left beside the link: a deck made private is 404 at once', async () => {
+    // Operators point --db at a link swapped on deploys; SQLite's -shm is named after the file the
+    // link resolves to, and a -shm of an earlier database of the link's name may still lie beside it.
+    const link = join(env.dir, 'current.db');
+    copyFileSync(`${env.dbFile}-shm`, `${link}-shm`);
+    symlinkSync(env.dbFile, link);
+    const linked = await startExtraGateway(env, { db: link });
+    try {
+      const d = deck('Linked');
+      await importLines(env.dbFile, [d]);
+      expect((await getDeck(d.id, linked.url)).status).toBe(200);
+      await importLines(env.dbFile, [{ ...d, visibility: 'private' }]);
+      expect((await getDeck(d.id, linked.url)).status).toBe(404);
+      await importLines(env.dbFile, [{ ...d, visibility: 'public', name: 'Linked again' }]);
+      expect(JSON.parse((await getDeck(d.id, linked.url)).text).data.name).toBe('Linked again');
+      await importLines(env.dbFile, [{ id: d.id, deleted: true }]);
+      expect((await getDeck(d.id, linked.url)).status).toBe(404);
+    } finally {
+      await linked.close();
+    }
   });
 });

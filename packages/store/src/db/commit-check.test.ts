@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync, symlinkSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDb, type TempDb } from '../../../../test/helpers/deck-db.ts';
@@ -88,5 +89,68 @@ describe('commitCheck', () => {
     } finally {
       db.close();
     }
+  });
+
+  describe('reads the -shm file SQLite reads', () => {
+    /** `linkPath` → the database `t`, with a stale -shm of the database's own left beside the link. */
+    function linkWithStaleShm(t: TempDb, linkPath: string): void {
+      copyFileSync(`${t.file}-shm`, `${linkPath}-shm`); // a wal-index header that never moves again
+      symlinkSync(t.file, linkPath);
+    }
+
+    it('through a symbolic link, with a stale -shm beside the link', () => {
+      const t = database();
+      const link = join(t.dir, 'current.db');
+      linkWithStaleShm(t, link);
+      const reader = openDatabase(link);
+      const writer = openDatabase(link);
+      try {
+        const insert = writer.prepare('INSERT INTO notes VALUES (?)');
+        expectExact(commitCheck(reader), () => insert.run(1), 5);
+      } finally {
+        writer.close();
+        reader.close();
+      }
+    });
+
+    it('through a relative path, after the working directory changed to one with a stale -shm of that name', () => {
+      const t = database();
+      const elsewhere = join(t.dir, 'elsewhere');
+      mkdirSync(elsewhere);
+      copyFileSync(`${t.file}-shm`, join(elsewhere, 'snapdeck.db-shm'));
+      const home = process.cwd();
+      let reader: ReturnType<typeof openDatabase> | undefined;
+      try {
+        process.chdir(t.dir);
+        reader = openDatabase(relative(t.dir, t.file));
+        process.chdir(elsewhere);
+        const insert = t.db.prepare('INSERT INTO notes VALUES (?)');
+        expectExact(commitCheck(reader), () => insert.run(1), 5);
+      } finally {
+        process.chdir(home);
+        reader?.close();
+      }
+    });
+
+    it('of a database replaced under the same name while closed', () => {
+      const t = database();
+      const path = join(t.dir, 'moved', 'snapdeck.db');
+      mkdirSync(join(t.dir, 'moved'));
+      const first = openDatabase(path);
+      first.exec('CREATE TABLE notes (n INTEGER)');
+      commitCheck(first).changed();
+      first.close();
+      t.db.close();
+      renameSync(t.file, path); // another database, now under the name the first one had
+      const reopened = openDatabase(path);
+      const writer = openDatabase(path);
+      try {
+        const insert = writer.prepare('INSERT INTO notes VALUES (?)');
+        expectExact(commitCheck(reopened), () => insert.run(1), 5);
+      } finally {
+        writer.close();
+        reopened.close();
+      }
+    });
   });
 });

@@ -1,5 +1,4 @@
 import { fstatSync, openSync, readSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Db } from './database.ts';
 
 /** Says whether the database may have changed since it was last asked: true on the first call. */
@@ -79,12 +78,25 @@ function walIndexFile(db: Db): number | null {
   // (https://sqlite.org/wal.html#noshm), and no other process can commit anyway.
   if (db.memory || db.pragma('journal_mode', { simple: true }) !== 'wal' || db.pragma('locking_mode', { simple: true }) === 'exclusive') return null;
   db.pragma('data_version'); // a read: SQLite has made and mapped the -shm file
-  const fd = shmDescriptor(`${resolve(db.name)}-shm`);
+  const file = mainFile(db);
+  if (file === '') return null; // a temporary database: no file
+  const fd = shmDescriptor(`${file}-shm`);
   if (fd === null) return null;
   const header = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
   if (readSync(fd, header, 0, WAL_INDEX_HEADER_BYTES, 0) !== WAL_INDEX_HEADER_BYTES) return null;
   // iVersion is in the machine's byte order.
   return header.readUInt32LE(0) === WAL_INDEX_VERSION || header.readUInt32BE(0) === WAL_INDEX_VERSION ? fd : null;
+}
+
+/**
+ * The path of the file SQLite opened for `db`'s main database, as SQLite made it absolute: with
+ * every symbolic link resolved, and whatever the working directory is now. SQLite names the -shm
+ * file after this path, not after the one `db` was opened with (`--db current.db` → `releases/
+ * 7/snapdeck.db-shm`), so a stale `-shm` left beside a link is never read for the database.
+ */
+function mainFile(db: Db): string {
+  const databases = db.pragma('database_list') as Array<{ name: string; file: string }>;
+  return databases.find((database) => database.name === 'main')?.file ?? '';
 }
 
 /**
