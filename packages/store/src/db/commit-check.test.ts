@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, renameSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -152,5 +152,58 @@ describe('commitCheck', () => {
         reopened.close();
       }
     });
+  });
+
+  describe('keeps a bounded number of descriptors', () => {
+    const descriptors = () => readdirSync('/proc/self/fd').length;
+
+    /** Opens `path`, checks it, commits through another connection, checks again, closes both. */
+    function cycle(path: string): void {
+      const reader = openDatabase(path);
+      const writer = openDatabase(path);
+      try {
+        const check = commitCheck(reader);
+        expect(check.changed()).toBe(true);
+        writer.prepare('INSERT INTO notes VALUES (1)').run();
+        expect(check.changed()).toBe(true);
+      } finally {
+        writer.close();
+        reader.close();
+      }
+    }
+
+    it('over 200 open/close cycles of one path', () => {
+      const t = database();
+      t.db.close();
+      cycle(t.file); // the first descriptor kept for the path
+      const before = descriptors();
+      for (let i = 0; i < 200; i++) cycle(t.file);
+      expect(descriptors() - before).toBeLessThanOrEqual(1);
+    });
+
+    it('over open/close cycles of 200 paths', () => {
+      const paths = Array.from({ length: 200 }, () => {
+        const t = database();
+        t.db.close();
+        return t.file;
+      });
+      cycle(paths[0]!);
+      const before = descriptors();
+      for (const path of paths) cycle(path);
+      expect(descriptors() - before).toBeLessThanOrEqual(1);
+    });
+  });
+
+  it('says "changed" on every call once the -shm file was deleted by hand while the database was open', () => {
+    const t = database();
+    const check = commitCheck(t.db);
+    expect(check.changed()).toBe(true);
+    expect(check.changed()).toBe(false);
+    unlinkSync(`${t.file}-shm`);
+    const other = database(); // opening another database closes the descriptors of deleted files
+    other.db.exec('INSERT INTO notes VALUES (1)');
+    commitCheck(other.db);
+    expect(check.changed()).toBe(true);
+    expect(check.changed()).toBe(true);
   });
 });
