@@ -4,10 +4,18 @@ import { MemoryQuotaCounter, windowOf, type QuotaCounter, type QuotaDecision } f
 import { redactRedisUrl, redisErrorForLog, redisUrlSecrets } from './redis-url.ts';
 
 /**
- * One atomic step per request: count it, and make sure the window's key expires.
+ * One atomic step per request: count it, unless it runs too late, and make sure the window's key
+ * expires.
  *
  * KEYS[1]  snapdeck:quota:<window start, epoch seconds>:<subject>
  * ARGV[1]  when the key expires, epoch milliseconds (the window's end plus a grace period)
+ * ARGV[2]  the command's deadline, epoch milliseconds: when the gateway gives up waiting for it
+ *
+ * A command that Redis runs after its deadline (by Redis's clock, TIME) counts nothing and returns
+ * minus that time, a negative number that can never be a count: the gateway has already given up
+ * on it and decided the request in-process, so counting it too would count one request twice (a
+ * stalled Redis runs everything it was sent once it resumes). Reading the clock before a write
+ * needs scripts replicated by their effects: Redis 5 or later.
  *
  * The first increment creates the key and sets its expiry in the same script, so no key is ever
  * left without one (a key found without a TTL, say after a manual PERSIST, gets it back). The
@@ -16,6 +24,11 @@ import { redactRedisUrl, redisErrorForLog, redisUrlSecrets } from './redis-url.t
  * of gateway processes. Rejected requests raise the count past Q; that changes nobody's admission.
  */
 export const QUOTA_SCRIPT = `
+local time = redis.call('TIME')
+local now = time[1] * 1000 + math.floor(time[2] / 1000)
+if now > tonumber(ARGV[2]) then
+  return -now
+end
 local count = redis.call('INCR', KEYS[1])
 if count == 1 or redis.call('PTTL', KEYS[1]) == -1 then
   redis.call('PEXPIREAT', KEYS[1], ARGV[1])
@@ -30,10 +43,13 @@ export function quotaKey(prefix: string, subject: string, nowMs: number): string
   return `${prefix}${windowOf(nowMs).start / 1000}:${subject}`;
 }
 
-type QuotaRedis = Redis & { snapdeckQuota(key: string, expireAtMs: string): Promise<number> };
+type QuotaRedis = Redis & { snapdeckQuota(key: string, expireAtMs: string, deadlineMs: string): Promise<number> };
 
 export interface RedisQuotaCounterOptions {
-  /** Clock for the window (tests). The window comes from the gateway's clock: keep hosts on NTP. */
+  /**
+   * Clock for the window and each command's deadline (tests). Both come from the gateway's clock
+   * and the deadline is checked by Redis's: keep the hosts on NTP.
+   */
   now?: () => number;
   log?: Pick<Logger, 'error' | 'warn' | 'info'>;
   /** A quota command slower than this counts as Redis being down (default 250 ms). */
@@ -56,11 +72,14 @@ export interface RedisQuotaCounterOptions {
  * When Redis is unreachable (refused, or slower than `commandTimeoutMs`) the gateway fails OPEN,
  * degraded: it logs an error once, and counts in this process (MemoryQuotaCounter) until Redis
  * answers again. Meanwhile the quota is enforced per process, not across processes (a key may get
- * up to Q per process per window), and requests counted in-process are not added to Redis later.
+ * up to Q per process per window), and requests counted in-process are not added to Redis later:
+ * a command the gateway gave up on counts nothing when a stalled Redis runs it after all (its
+ * deadline, QUOTA_SCRIPT). One Redis answers too late by its own clock (a Redis as slow as the
+ * timeout, or a clock ahead of the gateway host's) is handled the same way, and logged as such.
  * After a failure, one request per `retryAfterMs` probes Redis while the others count
- * in-process, so a hung Redis costs one slow request per second, not every request; a PING every
+ * in-process, so a hung Redis costs one slow request per second, not every request; a TIME every
  * `retryAfterMs` meanwhile notices Redis back on a gateway with no traffic (snapdeck_quota_degraded
- * clears by itself). Failing closed (500 for every keyed request) would turn a
+ * clears by itself), unless its clock is still ahead. Failing closed (500 for every keyed request) would turn a
  * Redis outage into a full API outage; the quota protects capacity, and per-process counting still
  * does that.
  */
@@ -70,6 +89,7 @@ export class RedisQuotaCounter implements QuotaCounter {
   private readonly now: () => number;
   private readonly log: RedisQuotaCounterOptions['log'];
   private readonly retryAfterMs: number;
+  private readonly commandTimeoutMs: number;
   private readonly connectTimeoutMs: number;
   private readonly graceMs: number;
   private readonly keyPrefix: string;
@@ -78,15 +98,16 @@ export class RedisQuotaCounter implements QuotaCounter {
   private readonly secrets: string[];
   private skipUntil = 0;
   private closed = false;
-  /** While degraded: pings Redis every `retryAfterMs`, so recovery is seen without traffic. */
+  /** While degraded: asks Redis the TIME every `retryAfterMs`, so recovery is seen without traffic. */
   private recheck: NodeJS.Timeout | undefined;
-  /** True while requests are counted in this process because Redis is unreachable. */
+  /** True while requests are counted in this process because Redis is unreachable or late. */
   degraded = false;
 
   constructor(url: string, options: RedisQuotaCounterOptions = {}) {
     this.now = options.now ?? Date.now;
     this.log = options.log;
     this.retryAfterMs = options.retryAfterMs ?? 1000;
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 250;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 2000;
     this.graceMs = options.graceMs ?? 60_000;
     this.keyPrefix = options.keyPrefix ?? QUOTA_KEY_PREFIX;
@@ -94,7 +115,7 @@ export class RedisQuotaCounter implements QuotaCounter {
     this.secrets = redisUrlSecrets(url);
     this.fallback = new MemoryQuotaCounter(this.now);
     this.redis = new Redis(url, {
-      commandTimeout: options.commandTimeoutMs ?? 250,
+      commandTimeout: this.commandTimeoutMs,
       connectTimeout: this.connectTimeoutMs,
       // Fail fast instead of queueing while disconnected: the fallback answers meanwhile.
       enableOfflineQueue: false,
@@ -145,9 +166,16 @@ export class RedisQuotaCounter implements QuotaCounter {
     const { end } = windowOf(now);
     let count: number;
     try {
-      count = await this.redis.snapdeckQuota(quotaKey(this.keyPrefix, subject, now), String(end + this.graceMs));
+      count = await this.redis.snapdeckQuota(quotaKey(this.keyPrefix, subject, now), String(end + this.graceMs), String(now + this.commandTimeoutMs));
     } catch (error) {
       this.markDown(error);
+      return this.fallback.consume(subject, quota);
+    }
+    if (count < 0) {
+      // Redis ran it after its deadline (by its clock) and counted nothing, yet this process was
+      // still waiting: Redis's clock is ahead of this host's, or Redis is as slow as the timeout.
+      const answeredAt = this.now();
+      this.markDown(undefined, { redisClockAheadAtLeastMs: -count - answeredAt, waitedMs: answeredAt - now });
       return this.fallback.consume(subject, quota);
     }
     this.markUp();
@@ -155,19 +183,30 @@ export class RedisQuotaCounter implements QuotaCounter {
     return { allowed: count <= quota, quota, remaining: Math.max(0, quota - count), resetSeconds };
   }
 
-  private markDown(error: unknown): void {
+  /** Counts in-process from now on; `late` when Redis answered, but after the command's deadline. */
+  private markDown(error: unknown, late?: { redisClockAheadAtLeastMs: number; waitedMs: number }): void {
     if (this.closed) return;
     this.skipUntil = this.now() + this.retryAfterMs;
     if (this.degraded) return;
     this.degraded = true;
-    this.log?.error(
-      { err: redisErrorForLog(error, this.secrets), redis: this.where },
-      'quota: Redis unreachable; counting in this process until it answers (the quota is per process meanwhile)',
-    );
-    // An idle gateway has no request to probe with: snapdeck_quota_degraded must still clear.
+    if (late === undefined) {
+      this.log?.error(
+        { err: redisErrorForLog(error, this.secrets), redis: this.where },
+        'quota: Redis unreachable; counting in this process until it answers (the quota is per process meanwhile)',
+      );
+    } else {
+      this.log?.error(
+        { ...late, redis: this.where },
+        "quota: Redis ran a quota command after its deadline by its own clock, and counted nothing; counting in this process until it answers in time (the quota is per process meanwhile). Redis's clock is ahead of this host's, or Redis is as slow as the timeout: keep both hosts on NTP",
+      );
+    }
+    // An idle gateway has no request to probe with: snapdeck_quota_degraded must still clear, once
+    // Redis answers and its clock is not so far ahead that its quota commands would all be late.
     this.recheck = setInterval(() => {
-      this.redis.ping().then(
-        () => this.markUp(),
+      this.redis.time().then(
+        ([seconds, micros]) => {
+          if (Number(seconds) * 1000 + Number(micros) / 1000 - this.now() < this.commandTimeoutMs / 2) this.markUp();
+        },
         () => {},
       );
     }, this.retryAfterMs).unref();

@@ -1,0 +1,119 @@
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FsDriver, build } from '@snapdeck/snapshot';
+import { RedisQuotaCounter, quotaKey } from '@snapdeck/gateway';
+import { KeyStore, openDatabase } from '@snapdeck/store';
+import { writeGeneratedCatalog } from './helpers/catalog.ts';
+import { startCliGateway, type CliGateway } from './helpers/cli-gateway.ts';
+import { tempDir } from './helpers/harness.ts';
+import { startRedisServer, type RedisTestServer } from './helpers/redis-server.ts';
+
+// A Redis that stops answering for a while (SIGSTOP: a long fork, a swapped-out host, a network
+// that drops packets) and then runs everything it was sent. What the gateway decided in-process
+// meanwhile must not be counted in Redis too once it resumes.
+
+const QUOTA = 1000;
+const STALL_MS = 2000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let dir: string;
+let cleanup: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir('snapdeck-redis-stall-'));
+});
+afterAll(() => cleanup?.());
+
+describe('a 2-s Redis stall during 200 concurrent requests of one key (quota 1,000, above the stalled traffic)', () => {
+  let redisServer: RedisTestServer;
+  let admin: Redis;
+  let gateway: CliGateway;
+
+  beforeAll(async () => {
+    redisServer = await startRedisServer();
+    admin = new Redis(redisServer.url);
+    await writeGeneratedCatalog(join(dir, 'catalog'), { 'chrono-core': 5 });
+    await build({ catalogDir: join(dir, 'catalog'), storage: new FsDriver(join(dir, 'snapshots')), hitsPerPage: [1] });
+    openDatabase(join(dir, 'snapdeck.db')).close();
+    gateway = await startCliGateway(['--snapshots', join(dir, 'snapshots'), '--db', join(dir, 'snapdeck.db'), '--redis', redisServer.url]);
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    admin?.disconnect();
+    redisServer?.process.kill('SIGCONT');
+    await redisServer?.stop();
+  });
+
+  it('counts in Redis only what Redis decided, so the key still gets its whole quota from Redis afterwards', async () => {
+    const db = openDatabase(join(dir, 'snapdeck.db'));
+    const { key, record } = new KeyStore(db).create({ name: 'stall', quota: QUOTA });
+    db.close();
+    const send = async () => {
+      const started = Date.now();
+      const response = await fetch(`${gateway.url}/v1/games`, { headers: { 'X-API-Key': key } });
+      await response.arrayBuffer();
+      return { status: response.status, remaining: Number(response.headers.get('ratelimit-remaining')), ms: Date.now() - started };
+    };
+    const degraded = async () => /^snapdeck_quota_degraded 1$/m.test(await (await fetch(`${gateway.url}/metrics`)).text());
+
+    // Counted in Redis before the stall.
+    expect(await send()).toMatchObject({ status: 200, remaining: QUOTA - 1 });
+    const counterKey = quotaKey('snapdeck:quota:', `key:${record.id}`, Date.now());
+    expect(await admin.get(counterKey)).toBe('1');
+
+    redisServer.process.kill('SIGSTOP');
+    const stoppedAt = Date.now();
+    const during = await Promise.all(Array.from({ length: 200 }, send));
+    const answeredAfter = Date.now() - stoppedAt;
+    // Every one was answered while Redis was still stopped: decided in this process, all admitted.
+    expect(answeredAfter).toBeLessThan(STALL_MS);
+    expect(during.every((r) => r.status === 200)).toBe(true);
+    expect(await degraded()).toBe(true);
+    console.log(`stall: 200 concurrent requests answered in-process within ${answeredAfter} ms, the slowest in ${Math.max(...during.map((r) => r.ms))} ms`);
+    await sleep(STALL_MS - (Date.now() - stoppedAt));
+    redisServer.process.kill('SIGCONT');
+
+    // The gateway notices Redis back by itself (its PING), without a keyed request.
+    for (let i = 0; i < 100 && (await degraded()); i++) await sleep(50);
+    expect(await degraded()).toBe(false);
+    // Redis ran every command it was sent during the stall once it resumed: none of them counted.
+    expect(await admin.get(counterKey)).toBe('1');
+
+    // From Redis again: the key is admitted until Redis has counted QUOTA requests, not before.
+    const after: { status: number; remaining: number }[] = [];
+    while (after.length < QUOTA) after.push(...(await Promise.all(Array.from({ length: 8 }, send))));
+    const admitted = after.filter((r) => r.status === 200);
+    expect(admitted).toHaveLength(QUOTA - 1);
+    expect(admitted.map((r) => r.remaining).sort((a, b) => b - a)).toEqual(Array.from({ length: QUOTA - 1 }, (_, i) => QUOTA - 2 - i));
+    expect(after.filter((r) => r.status === 429)).toHaveLength(after.length - (QUOTA - 1));
+    expect(await admin.get(counterKey)).toBe(String(1 + after.length));
+  }, 60_000);
+});
+
+describe('clocks', () => {
+  it('a Redis whose clock is ahead by more than the timeout counts nothing; the gateway says so and counts in-process', async () => {
+    const server = await startRedisServer();
+    const admin = new Redis(server.url);
+    const errors: { msg: string; fields: Record<string, unknown> }[] = [];
+    const log = { error: (fields: Record<string, unknown>, msg: string) => errors.push({ fields, msg }), warn: () => {}, info: () => {} };
+    // This host's clock reads 5 s behind Redis's.
+    const now = () => Date.now() - 5000;
+    const counter = new RedisQuotaCounter(server.url, { now, log: log as never, keyPrefix: 'snapdeck:quota:skew:' });
+    try {
+      expect(await counter.ready()).toBe(true);
+      const decisions = [];
+      for (let i = 0; i < 3; i++) decisions.push(await counter.consume('k', 2));
+      expect(decisions.map((d) => d.allowed)).toEqual([true, true, false]);
+      expect(counter.degraded).toBe(true);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]!.msg).toMatch(/after its deadline/);
+      expect(errors[0]!.fields.redisClockAheadAtLeastMs).toBeGreaterThanOrEqual(4000);
+      expect(await admin.get(quotaKey('snapdeck:quota:skew:', 'k', now()))).toBeNull();
+    } finally {
+      await counter.close();
+      admin.disconnect();
+      await server.stop();
+    }
+  });
+});
