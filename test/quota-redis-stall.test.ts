@@ -11,7 +11,8 @@ import { startRedisServer, type RedisTestServer } from './helpers/redis-server.t
 
 // A Redis that stops answering for a while (SIGSTOP: a long fork, a swapped-out host, a network
 // that drops packets) and then runs everything it was sent. What the gateway decided in-process
-// meanwhile must not be counted in Redis too once it resumes.
+// meanwhile must not be counted in Redis too once it resumes, and no request may wait on Redis
+// longer than the quota command timeout.
 
 const QUOTA = 1000;
 const STALL_MS = 2000;
@@ -89,6 +90,47 @@ describe('a 2-s Redis stall during 200 concurrent requests of one key (quota 1,0
     expect(after.filter((r) => r.status === 429)).toHaveLength(after.length - (QUOTA - 1));
     expect(await admin.get(counterKey)).toBe(String(1 + after.length));
   }, 60_000);
+});
+
+describe('RedisQuotaCounter during a stall', () => {
+  it('answers every request within the command timeout of when it asked, whatever the traffic', async () => {
+    const stalled = await startRedisServer();
+    const admin = new Redis(stalled.url);
+    const timeoutMs = 400;
+    const counter = new RedisQuotaCounter(stalled.url, { commandTimeoutMs: timeoutMs, keyPrefix: 'snapdeck:quota:worst:' });
+    try {
+      expect(await counter.ready()).toBe(true);
+      expect((await counter.consume('k', QUOTA)).remaining).toBe(QUOTA - 1);
+      stalled.process.kill('SIGSTOP');
+      const stoppedAt = Date.now();
+      // 10 requests every 20 ms for as long as the first ones wait: some ask while the first
+      // commands are still out, before the counter has given up on Redis.
+      const latencies: number[] = [];
+      const decisions = [];
+      while (Date.now() - stoppedAt < timeoutMs) {
+        for (let i = 0; i < 10; i++) {
+          const asked = Date.now();
+          decisions.push(Promise.resolve(counter.consume('k', QUOTA)).then((d) => (latencies.push(Date.now() - asked), d)));
+        }
+        await sleep(20);
+      }
+      expect((await Promise.all(decisions)).every((d) => d.allowed)).toBe(true);
+      const worst = Math.max(...latencies);
+      console.log(`stall: ${latencies.length} requests over ${timeoutMs} ms, command timeout ${timeoutMs} ms: the slowest answered in ${worst} ms`);
+      // Not twice the timeout (a command queued behind a stalled pipeline, then timed out itself).
+      expect(worst).toBeLessThan(timeoutMs * 1.5);
+      await sleep(STALL_MS - (Date.now() - stoppedAt));
+      stalled.process.kill('SIGCONT');
+      for (let i = 0; i < 100 && counter.degraded; i++) await sleep(50);
+      expect(counter.degraded).toBe(false);
+      expect(await admin.get(quotaKey('snapdeck:quota:worst:', 'k', Date.now()))).toBe('1');
+    } finally {
+      stalled.process.kill('SIGCONT');
+      await counter.close();
+      admin.disconnect();
+      await stalled.stop();
+    }
+  }, 30_000);
 });
 
 describe('clocks', () => {

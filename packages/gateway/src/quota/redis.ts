@@ -52,7 +52,11 @@ export interface RedisQuotaCounterOptions {
    */
   now?: () => number;
   log?: Pick<Logger, 'error' | 'warn' | 'info'>;
-  /** A quota command slower than this counts as Redis being down (default 250 ms). */
+  /**
+   * A request whose quota command has no answer this long after it asked is decided in-process, as
+   * when Redis is down; the command's deadline, so it counts nothing if Redis runs it later
+   * (default 250 ms).
+   */
   commandTimeoutMs?: number;
   /** After a failure, requests skip Redis for this long before it is tried again (default 1000 ms). */
   retryAfterMs?: number;
@@ -115,7 +119,8 @@ export class RedisQuotaCounter implements QuotaCounter {
     this.secrets = redisUrlSecrets(url);
     this.fallback = new MemoryQuotaCounter(this.now);
     this.redis = new Redis(url, {
-      commandTimeout: this.commandTimeoutMs,
+      // No commandTimeout: consume() gives up on its own (countInRedis()); ioredis' would start only once
+      // a command is written, which an auto-pipelined one is only after the pipeline before it.
       connectTimeout: this.connectTimeoutMs,
       // Fail fast instead of queueing while disconnected: the fallback answers meanwhile.
       enableOfflineQueue: false,
@@ -166,7 +171,7 @@ export class RedisQuotaCounter implements QuotaCounter {
     const { end } = windowOf(now);
     let count: number;
     try {
-      count = await this.redis.snapdeckQuota(quotaKey(this.keyPrefix, subject, now), String(end + this.graceMs), String(now + this.commandTimeoutMs));
+      count = await this.countInRedis(quotaKey(this.keyPrefix, subject, now), String(end + this.graceMs), now + this.commandTimeoutMs);
     } catch (error) {
       this.markDown(error);
       return this.fallback.consume(subject, quota);
@@ -181,6 +186,30 @@ export class RedisQuotaCounter implements QuotaCounter {
     this.markUp();
     const resetSeconds = Math.max(1, Math.ceil((end - now) / 1000));
     return { allowed: count <= quota, quota, remaining: Math.max(0, quota - count), resetSeconds };
+  }
+
+  /**
+   * QUOTA_SCRIPT, given up `commandTimeoutMs` after the request asked: the moment of its deadline.
+   * Not ioredis' commandTimeout, which starts when a command is written: auto-pipelined commands
+   * are written one pipeline at a time, so during a stall those that asked while the first
+   * pipeline was out waited for it to time out, then for their own (up to twice the timeout). The
+   * give-up waits for the loop's next check phase (setImmediate), so that an answer already
+   * received is read first rather than the request counted in-process too.
+   */
+  private countInRedis(key: string, expireAt: string, deadline: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => setImmediate(() => reject(new Error(`no answer within ${this.commandTimeoutMs} ms`))), this.commandTimeoutMs);
+      this.redis.snapdeckQuota(key, expireAt, String(deadline)).then(
+        (count) => {
+          clearTimeout(timer);
+          resolve(count);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
   }
 
   /** Counts in-process from now on; `late` when Redis answered, but after the command's deadline. */
@@ -202,13 +231,20 @@ export class RedisQuotaCounter implements QuotaCounter {
     }
     // An idle gateway has no request to probe with: snapdeck_quota_degraded must still clear, once
     // Redis answers and its clock is not so far ahead that its quota commands would all be late.
+    // Commands have no timeout of their own (countInRedis()): one TIME at a time, however long it waits.
+    let asking = false;
     this.recheck = setInterval(() => {
-      this.redis.time().then(
-        ([seconds, micros]) => {
-          if (Number(seconds) * 1000 + Number(micros) / 1000 - this.now() < this.commandTimeoutMs / 2) this.markUp();
-        },
-        () => {},
-      );
+      if (asking) return;
+      asking = true;
+      this.redis
+        .time()
+        .then(
+          ([seconds, micros]) => {
+            if (Number(seconds) * 1000 + Number(micros) / 1000 - this.now() < this.commandTimeoutMs / 2) this.markUp();
+          },
+          () => {},
+        )
+        .finally(() => (asking = false));
     }, this.retryAfterMs).unref();
   }
 
