@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsDriver, build } from '@snapdeck/snapshot';
-import { RedisQuotaCounter, quotaKey } from '@snapdeck/gateway';
+import { RedisQuotaCounter, quotaKey, windowOf } from '@snapdeck/gateway';
 import { KeyStore, openDatabase } from '@snapdeck/store';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
 import { startCliGateway, type CliGateway } from './helpers/cli-gateway.ts';
@@ -17,6 +17,12 @@ import { startRedisServer, type RedisTestServer } from './helpers/redis-server.t
 const QUOTA = 1000;
 const STALL_MS = 2000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits for the next quota window when this one ends within 30 s: a test's counts stay in one window. */
+async function awayFromWindowEnd(): Promise<void> {
+  const left = windowOf(Date.now()).end - Date.now();
+  if (left < 30_000) await sleep(left + 100);
+}
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -58,6 +64,7 @@ describe('a 2-s Redis stall during 200 concurrent requests of one key (quota 1,0
     };
     const degraded = async () => /^snapdeck_quota_degraded 1$/m.test(await (await fetch(`${gateway.url}/metrics`)).text());
 
+    await awayFromWindowEnd();
     // Counted in Redis before the stall.
     expect(await send()).toMatchObject({ status: 200, remaining: QUOTA - 1 });
     const counterKey = quotaKey('snapdeck:quota:', `key:${record.id}`, Date.now());
@@ -75,7 +82,7 @@ describe('a 2-s Redis stall during 200 concurrent requests of one key (quota 1,0
     await sleep(STALL_MS - (Date.now() - stoppedAt));
     redisServer.process.kill('SIGCONT');
 
-    // The gateway notices Redis back by itself (its PING), without a keyed request.
+    // The gateway notices Redis back by itself (its TIME every second), without a keyed request.
     for (let i = 0; i < 100 && (await degraded()); i++) await sleep(50);
     expect(await degraded()).toBe(false);
     // Redis ran every command it was sent during the stall once it resumed: none of them counted.
@@ -89,7 +96,7 @@ describe('a 2-s Redis stall during 200 concurrent requests of one key (quota 1,0
     expect(admitted.map((r) => r.remaining).sort((a, b) => b - a)).toEqual(Array.from({ length: QUOTA - 1 }, (_, i) => QUOTA - 2 - i));
     expect(after.filter((r) => r.status === 429)).toHaveLength(after.length - (QUOTA - 1));
     expect(await admin.get(counterKey)).toBe(String(1 + after.length));
-  }, 60_000);
+  }, 90_000);
 });
 
 describe('RedisQuotaCounter during a stall', () => {
@@ -100,6 +107,7 @@ describe('RedisQuotaCounter during a stall', () => {
     const counter = new RedisQuotaCounter(stalled.url, { commandTimeoutMs: timeoutMs, keyPrefix: 'snapdeck:quota:worst:' });
     try {
       expect(await counter.ready()).toBe(true);
+      await awayFromWindowEnd();
       expect((await counter.consume('k', QUOTA)).remaining).toBe(QUOTA - 1);
       stalled.process.kill('SIGSTOP');
       const stoppedAt = Date.now();
@@ -130,7 +138,7 @@ describe('RedisQuotaCounter during a stall', () => {
       admin.disconnect();
       await stalled.stop();
     }
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('clocks', () => {
