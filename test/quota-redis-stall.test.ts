@@ -142,16 +142,19 @@ describe('RedisQuotaCounter during a stall', () => {
 });
 
 describe('clocks', () => {
-  it('a Redis whose clock is ahead by more than the timeout counts nothing; the gateway says so and counts in-process', async () => {
+  it('a Redis whose clock is ahead by more than the timeout counts nothing; the gateway says so, counts in-process, and shares again once the clocks agree', async () => {
     const server = await startRedisServer();
     const admin = new Redis(server.url);
     const errors: { msg: string; fields: Record<string, unknown> }[] = [];
-    const log = { error: (fields: Record<string, unknown>, msg: string) => errors.push({ fields, msg }), warn: () => {}, info: () => {} };
-    // This host's clock reads 5 s behind Redis's.
-    const now = () => Date.now() - 5000;
-    const counter = new RedisQuotaCounter(server.url, { now, log: log as never, keyPrefix: 'snapdeck:quota:skew:' });
+    const warnings: string[] = [];
+    const log = { error: (fields: Record<string, unknown>, msg: string) => errors.push({ fields, msg }), warn: (_: unknown, msg: string) => warnings.push(msg), info: () => {} };
+    // This host's clock reads 5 s behind Redis's, until it is set right.
+    let behindMs = 5000;
+    const now = () => Date.now() - behindMs;
+    const counter = new RedisQuotaCounter(server.url, { now, log: log as never, retryAfterMs: 200, keyPrefix: 'snapdeck:quota:skew:' });
     try {
       expect(await counter.ready()).toBe(true);
+      await awayFromWindowEnd();
       const decisions = [];
       for (let i = 0; i < 3; i++) decisions.push(await counter.consume('k', 2));
       expect(decisions.map((d) => d.allowed)).toEqual([true, true, false]);
@@ -159,7 +162,18 @@ describe('clocks', () => {
       expect(errors).toHaveLength(1);
       expect(errors[0]!.msg).toMatch(/after its deadline/);
       expect(errors[0]!.fields.redisClockAheadAtLeastMs).toBeGreaterThanOrEqual(4000);
-      expect(await admin.get(quotaKey('snapdeck:quota:skew:', 'k', now()))).toBeNull();
+      // Redis answers its TIME meanwhile, but its clock is still ahead: still degraded.
+      await sleep(600);
+      expect(counter.degraded).toBe(true);
+      expect(await admin.get(quotaKey('snapdeck:quota:skew:', 'k', Date.now()))).toBeNull();
+
+      behindMs = 0;
+      for (let i = 0; i < 40 && counter.degraded; i++) await sleep(50);
+      expect(counter.degraded).toBe(false);
+      expect(warnings).toHaveLength(1);
+      expect((await counter.consume('k', 2)).remaining).toBe(1);
+      expect(await admin.get(quotaKey('snapdeck:quota:skew:', 'k', Date.now()))).toBe('1');
+      expect(errors).toHaveLength(1);
     } finally {
       await counter.close();
       admin.disconnect();
