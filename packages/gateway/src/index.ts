@@ -1,6 +1,7 @@
 export * from './app.ts';
 export * from './quota/counter.ts';
 export * from './quota/redis.ts';
+export * from './quota/script.ts';
 export { redactRedisUrl } from './quota/redis-url.ts';
 export * from './middleware/deprecation.ts';
 export { redactedUrl } from './middleware/access-log.ts';

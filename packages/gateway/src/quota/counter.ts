@@ -19,7 +19,7 @@ export interface QuotaCounter {
   consume(subject: string, quota: number): QuotaDecision | Promise<QuotaDecision>;
   /**
    * Present on a counter shared across processes (quota/redis.ts): true while its backend is
-   * unreachable and this process counts alone (the snapdeck_quota_degraded gauge, metrics.ts).
+   * unreachable or too late and this process counts alone (the snapdeck_quota_degraded gauge, metrics.ts).
    */
   readonly degraded?: boolean;
   close?(): Promise<void>;
