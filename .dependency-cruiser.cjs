@@ -34,6 +34,13 @@ module.exports = {
       to: { path: '^packages/(snapshot|store|gateway|cli)/' },
     },
     {
+      name: 'gateway-http-imports-no-step-or-route',
+      comment: "packages/gateway/src/http/ (the server, the pipeline, responses) is what steps and routes are built on: it imports none of them; what both need lives in http/.",
+      severity: 'error',
+      from: { path: '^packages/gateway/src/http/' },
+      to: { path: '^packages/gateway/src/', pathNot: '^packages/gateway/src/(http/|env[.]ts$)' },
+    },
+    {
       name: 'packages-import-each-other-by-name',
       comment: "Another package is imported as @snapdeck/<name>, never by a relative path into its src/.",
       severity: 'error',
