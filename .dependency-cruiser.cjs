@@ -1,6 +1,6 @@
 /**
- * The house's import rules, checked by `npm run lint:deps` (run before every `npm test`).
- * Layers, lower never importing higher (GUIDE.md "How the code should look"):
+ * The house's import rules, checked by `npm run lint` (which `npm test` runs first, as pretest).
+ * Layers, lower never importing higher (docs/contributors/architecture.md, "The packages"):
  *   contract → snapshot → store → gateway → cli; client depends on the contract alone.
  * Type-only imports count (tsPreCompilationDeps): a cycle through `import type` is still a
  * cycle a reader has to untangle.

@@ -40,9 +40,9 @@ function redactedPart(part: string): string {
  * link masked wherever it stands (a path segment included). Headers are never logged, so
  * X-API-Key cannot leak through the access log (X-Client alone is, shortened: see clientOf).
  *
- * One pass of indexOf over the URL rather than slice, split, map and join: 0.25 against 0.75 µs
- * for a cursor page's URL in a loop, 0.04 against 0.17 µs for a card's (access-log.test.ts holds
- * it to the plain version's output).
+ * One pass of indexOf over the URL rather than slice, split, map and join: it runs for every line
+ * (bench:hotpath, "card page hitsPerPage=100"; docs/benchmarks.md), and access-log.test.ts holds it
+ * to the plain version's output.
  */
 export function redactedUrl(url: string): string {
   const schemeEnd = url.indexOf('://');

@@ -153,8 +153,8 @@ export class DeckStore {
   /**
    * The body of POST /v1/decks/details for `ids` (deckDetails, byte for byte `{"data":` its JSON
    * `}`): each deck's part made once and kept with the deck, so that a body of kept decks is one
-   * copy of their parts, ready at once (serialising the details was more than half of such a
-   * request's time: bench:hotpath, "POST /v1/decks/details (10 ids)").
+   * copy of their parts, ready at once (serialising the details was the largest part of such a
+   * request once its decks were kept: bench:hotpath, "POST /v1/decks/details (10 ids)").
    */
   detailsJson(ids: readonly string[], catalog: CatalogFor): MaybePromise<Buffer> {
     const { decks, unresolved } = requestedDecks(this, ids);
