@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../db/database.ts';
 import { deckDetails } from './details.ts';
@@ -108,6 +109,33 @@ describe('what DeckStore makes of a kept deck', () => {
       expect(await part()).toEqual([]);
     } finally {
       writer.close();
+    }
+  });
+});
+
+describe("the listing's updatedSince counts follow the same check", () => {
+  it('a count reused across the pages of a walk is counted again after an import, through this connection or another, in WAL mode or not', async () => {
+    const day = (d: number) => new Date(Date.UTC(2026, 0, d)).toISOString();
+    const deckOn = (d: number) => deck({ createdAt: day(1), updatedAt: day(d) });
+    const since = Date.UTC(2026, 0, 5);
+    // One deck before the filter, so the count is a COUNT over the range rather than the counter's.
+    await importDecks(t.db, [line(deckOn(1)), line(deckOn(10))]);
+    for (const journal of ['wal', 'delete'] as const) {
+      t.db.pragma(`journal_mode = ${journal}`);
+      const store = new DeckStore(t.db);
+      const before = store.totalCount('digimon', since);
+      expect(store.totalCount('digimon', since)).toBe(before);
+      await importDecks(t.db, [line(deckOn(11))]);
+      expect(store.totalCount('digimon', since)).toBe(before + 1);
+      // Another connection, without openDatabase (which would set WAL mode again).
+      const writer = new Database(t.file);
+      try {
+        writer.pragma('busy_timeout = 5000');
+        await importDecks(writer, [line(deckOn(12)), line(deckOn(2))]);
+        expect(store.totalCount('digimon', since)).toBe(before + 2);
+      } finally {
+        writer.close();
+      }
     }
   });
 });

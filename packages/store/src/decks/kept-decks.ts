@@ -54,8 +54,7 @@ export class KeptDecks {
   /** Says when another connection committed; deckWrites when this one imported. */
   private readonly commits: CommitCheck;
   private writes = Number.NaN;
-  /** How many times the database was seen changed: what was computed before the last change is stale. */
-  generation = 0;
+  private changes = 0;
 
   constructor(private readonly db: Db) {
     this.commits = commitCheck(db);
@@ -70,9 +69,14 @@ export class KeptDecks {
       this.decks.clear();
       this.renderings = new WeakMap();
       this.writes = writes;
-      this.generation += 1;
+      this.changes += 1;
     }
     return this;
+  }
+
+  /** How many times `fresh` found the database changed: what was computed before the last change is stale. */
+  get generation(): number {
+    return this.changes;
   }
 
   /** The deck kept for a normalized id: the deck, null for no such deck, undefined when not kept. */
