@@ -1,6 +1,6 @@
 /**
- * The house's import rules, checked by `npm run lint:deps` (run before every `npm test`).
- * Layers, lower never importing higher (GUIDE.md "How the code should look"):
+ * The house's import rules, checked by `npm run lint` (which `npm test` runs first, as pretest).
+ * Layers, lower never importing higher (docs/contributors/architecture.md, "The packages"):
  *   contract → snapshot → store → gateway → cli; client depends on the contract alone.
  * Type-only imports count (tsPreCompilationDeps): a cycle through `import type` is still a
  * cycle a reader has to untangle.
@@ -32,6 +32,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^packages/client/' },
       to: { path: '^packages/(snapshot|store|gateway|cli)/' },
+    },
+    {
+      name: 'gateway-http-imports-no-step-or-route',
+      comment: "packages/gateway/src/http/ (the server, the pipeline, responses) is what steps and routes are built on: it imports none of them; what both need lives in http/.",
+      severity: 'error',
+      from: { path: '^packages/gateway/src/http/' },
+      to: { path: '^packages/gateway/src/', pathNot: '^packages/gateway/src/(http/|env[.]ts$)' },
     },
     {
       name: 'packages-import-each-other-by-name',

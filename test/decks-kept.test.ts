@@ -1,8 +1,8 @@
 /**
- * The gateway keeps the decks it read, and what it made of them (the format=json body, the parts
- * of POST /v1/decks/details), while the database does not change (store/src/decks/deck-cache.ts,
- * gateway/src/routes/decks.ts). A change committed by another connection (`decks import` on the
- * writer database) is served by the very next request.
+ * The gateway keeps the decks it read, and what was made of them (the format=json body, the parts
+ * of POST /v1/decks/details), while the database does not change (store/src/decks/kept-decks.ts).
+ * A change committed by another connection (`decks import` on the writer database) is served by
+ * the very next request.
  */
 import { copyFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';

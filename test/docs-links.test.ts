@@ -110,6 +110,14 @@ describe('links between the docs', () => {
     const orphans = markdownFiles().filter((file) => file !== 'README.md' && !linked.has(normalize(file)));
     expect(orphans).toEqual([]);
   });
+
+  it('the request flow names source files that exist (relative ones are under packages/gateway/src/)', () => {
+    const text = readFileSync(join(ROOT, 'docs', 'contributors', 'request-flow.md'), 'utf8');
+    const named = [...text.matchAll(/`([\w./-]+\.ts)`/g)].map((match) => match[1]!);
+    expect(named.length).toBeGreaterThan(40);
+    const missing = named.filter((file) => !existsSync(join(ROOT, file.startsWith('packages/') ? file : join('packages', 'gateway', 'src', file))));
+    expect(missing).toEqual([]);
+  });
 });
 
 describe('the README, the front door', () => {

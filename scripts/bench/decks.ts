@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GameSlug } from '@snapdeck/contract';
-import { DECK_CURSOR_SECRET, DeckStore, KeyStore, ResolvedDeckCache, catalogLookup, deckDetails, getOrCreateSecret, importDecks, listPublicDecks, MIGRATIONS, openDatabase } from '@snapdeck/store';
+import { DECK_CURSOR_SECRET, DeckStore, KeyStore, catalogLookup, deckDetails, getOrCreateSecret, importDecks, listPublicDecks, MIGRATIONS, openDatabase } from '@snapdeck/store';
 import { SnapshotReader, openStorage, sha256Hex } from '@snapdeck/snapshot';
 import { SYNTHETIC_TEMPLATES, generateDeckLines } from '../lib/deck-generator.ts';
 import { writeDefaultCatalog } from '../generate-catalog.ts';
@@ -43,7 +43,6 @@ const cli = join(root, 'packages', 'cli', 'bin', 'snapdeck.js');
 async function bareServer(port: number, dbFile: string, snapshotsDir: string): Promise<void> {
   const db = openDatabase(dbFile);
   const store = new DeckStore(db);
-  const cache = new ResolvedDeckCache();
   const cursorKey = getOrCreateSecret(db, DECK_CURSOR_SECRET);
   const snapshots = new SnapshotReader(openStorage(snapshotsDir));
   const lookupFor = async (game: GameSlug) => catalogLookup(game, (await snapshots.current(game))!);
@@ -68,7 +67,7 @@ async function bareServer(port: number, dbFile: string, snapshotsDir: string): P
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const { ids } = JSON.parse(Buffer.concat(chunks).toString()) as { ids: string[] };
-        deckDetails(store, cache, ids, lookupFor).then(
+        deckDetails(store, ids, lookupFor).then(
           (data) => json(res, 200, JSON.stringify({ data })),
           (error: Error) => json(res, 500, JSON.stringify({ error: error.message })),
         );

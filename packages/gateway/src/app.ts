@@ -1,15 +1,10 @@
 import { Hono } from 'hono';
-import type { Logger } from 'pino';
 import type { SnapshotReader } from '@snapdeck/snapshot';
 import { LocalStoreSource, type Db, type KeyStore, type StoreSource } from '@snapdeck/store';
 import type { GatewayEnv } from './env.ts';
 import { GatewayMetrics } from './metrics.ts';
-import type { Deprecation } from './middleware/deprecation.ts';
-import type { QuotaCounter } from './quota/counter.ts';
-import type { StorageHealth } from './storage-health.ts';
-import type { ShutdownState } from './shutdown.ts';
 import { StaticFirstRouter } from './http/static-first-router.ts';
-import { createRouter } from './router.ts';
+import { createRouter, type GatewayParts } from './router.ts';
 import { cardRoutes } from './routes/cards.ts';
 import { changesRoutes } from './routes/changes.ts';
 import { deckRoutes } from './routes/decks.ts';
@@ -25,7 +20,8 @@ import { CatalogVersions } from './versions.ts';
 
 export { NoSnapshotError } from './versions.ts';
 
-export interface GatewayOptions {
+/** What createApp is given: the routes' parts, with the store and the card versions still to make. */
+export interface GatewayOptions extends Omit<GatewayParts, 'store' | 'versions' | 'metrics'> {
   /**
    * Keys, tokens and decks: a local database (`serve --db`) or the published store a gateway
    * follows (`serve --store`). Without it, `db` (and `keys`, else a KeyStore of `db`) are used.
@@ -33,24 +29,7 @@ export interface GatewayOptions {
   store?: StoreSource;
   db?: Db;
   keys?: KeyStore;
-  quota: QuotaCounter;
   snapshots: SnapshotReader;
-  log: Logger;
-  /** Quota per client address for GET /v1/decks/{deckId} (no key). */
-  addressQuota?: number;
-  /** Quota per client address for the search routes (no key), counted apart from deck views. */
-  searchQuota?: number;
-  /**
-   * How many proxies in front of the gateway are trusted to append to X-Forwarded-For (0 or
-   * absent: none; the socket peer is the client). See http/client-address.ts.
-   */
-  trustProxy?: number;
-  /** Routes answering with Deprecation / Sunset / Link headers (middleware/deprecation.ts). */
-  deprecations?: Deprecation[];
-  /** Storage failures counted and logged once (storage-health.ts); startGateway watches its drivers with it. */
-  storageHealth?: StorageHealth;
-  /** Set when a shutdown begins: /readyz answers 503 from then on (shutdown.ts). */
-  shutdown?: ShutdownState;
 }
 
 function missingStore(): never {
@@ -64,20 +43,14 @@ function missingStore(): never {
  * the key and quota, parameters) → http/response.ts (the bytes). Nothing below imports this file.
  */
 export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
-  const store = options.store ?? new LocalStoreSource(options.db ?? missingStore(), options.keys);
+  const { store: given, db, keys, snapshots, ...parts } = options;
+  const store = given ?? new LocalStoreSource(db ?? missingStore(), keys);
   const app = new Hono<GatewayEnv>({ router: new StaticFirstRouter() });
   const routes = createRouter(app, {
+    ...parts,
     store,
-    quota: options.quota,
-    versions: new CatalogVersions(options.snapshots),
-    metrics: new GatewayMetrics(options.snapshots, options.quota, store, options.storageHealth),
-    storageHealth: options.storageHealth,
-    shutdown: options.shutdown,
-    log: options.log,
-    addressQuota: options.addressQuota,
-    searchQuota: options.searchQuota,
-    trustProxy: options.trustProxy,
-    deprecations: options.deprecations,
+    versions: new CatalogVersions(snapshots),
+    metrics: new GatewayMetrics(snapshots, parts.quota, store, parts.storageHealth),
   });
   gamesRoutes(routes);
   cardRoutes(routes);

@@ -6,7 +6,7 @@ export { redactRedisUrl } from './quota/redis-url.ts';
 export * from './middleware/deprecation.ts';
 export { redactedUrl } from './middleware/access-log.ts';
 export { DURATIONS_OBSERVED_TOGETHER } from './metrics.ts';
-export { createLog, logLater, LINES_FORMATTED_TOGETHER, LOG_BUFFER_BYTES, LOG_FLUSH_MS } from './log.ts';
+export { createLog, lineSink, LINES_FORMATTED_TOGETHER, LOG_BUFFER_BYTES, LOG_FLUSH_MS, type LineFormat, type LineSink } from './log.ts';
 export * from './server.ts';
 export type { ShutdownOptions, ShutdownOutcome } from './shutdown.ts';
 export * from './http/surrogate-keys.ts';

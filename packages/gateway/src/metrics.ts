@@ -25,7 +25,7 @@ export const DURATIONS_OBSERVED_TOGETHER = 256;
  * plain number, which snapdeck_http_requests_total takes up when scraped (their collect
  * callbacks, as the snapshot figures below). prom-client's increment checks and hashes the labels
  * each time, for a series known when the route is registered; its observation walks the buckets,
- * with code and data cold after the answer's write, as the access log's line (log.ts logLater).
+ * with code and data cold after the answer's write, as the access log's line (log.ts LINES_FORMATTED_TOGETHER).
  * Every scrape shows every answer given before it. Snapshot
  * cache and version figures are read when scraped too, never on the request path;
  * routes/metrics.ts serves them.

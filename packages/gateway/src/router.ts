@@ -8,16 +8,17 @@ import { sendError } from './http/response.ts';
 import { accessLog, redactedUrl } from './middleware/access-log.ts';
 import { requireApiKey } from './middleware/api-key.ts';
 import { commonHeaders, corsPreflight } from './middleware/common-headers.ts';
-import { deprecationHeaders, type Deprecation } from './middleware/deprecation.ts';
+import { deprecationHeaders } from './middleware/deprecation.ts';
 import { useStore } from './middleware/store.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import type { QuotaCounter } from './quota/counter.ts';
+import type { RouteSettings } from './settings.ts';
 import type { ShutdownState } from './shutdown.ts';
 import type { StorageHealth } from './storage-health.ts';
 import type { CatalogVersions } from './versions.ts';
 
 /** The parts of the gateway that route handlers read from. */
-export interface GatewayParts {
+export interface GatewayParts extends RouteSettings {
   /** Keys, tokens and decks (a local database or a followed published store). */
   store: StoreSource;
   quota: QuotaCounter;
@@ -25,17 +26,9 @@ export interface GatewayParts {
   versions: CatalogVersions;
   metrics: GatewayMetrics;
   log: Logger;
-  /** Quota per client address for GET /v1/decks/{deckId} (no key). */
-  addressQuota?: number;
-  /** Quota per client address for the search routes (no key), counted apart from deck views. */
-  searchQuota?: number;
-  /** Trusted proxy hops for the client address (http/client-address.ts). */
-  trustProxy?: number;
-  /** Routes answering with Deprecation / Sunset / Link headers (middleware/deprecation.ts). */
-  deprecations?: Deprecation[];
-  /** Request failures caused by storage are logged through it, a few a minute (storage-health.ts). */
+  /** Storage failures counted and logged once (storage-health.ts); request failures it causes are logged a few a minute. */
   storageHealth?: StorageHealth;
-  /** Set when a shutdown begins (shutdown.ts). */
+  /** Set when a shutdown begins: /readyz answers 503 from then on (shutdown.ts). */
   shutdown?: ShutdownState;
 }
 

@@ -11,10 +11,12 @@ import { RedisQuotaCounter } from './quota/redis.ts';
 import { defaultMaxConnections } from './http/connection-limit.ts';
 import { createHttpServer } from './http/listener.ts';
 import { createLog, flushLog } from './log.ts';
-import { parseDeprecations, type Deprecation } from './middleware/deprecation.ts';
+import { parseDeprecations } from './middleware/deprecation.ts';
+import { routeSettings, type RouteSettings } from './settings.ts';
 import { ShutdownState, shutDown, type ShutdownOptions, type ShutdownOutcome } from './shutdown.ts';
 
-export interface GatewayConfig {
+/** What startGateway is given (`snapdeck serve`'s options, parsed). */
+export interface GatewayConfig extends RouteSettings {
   port: number;
   host: string;
   /** A folder or s3://bucket/prefix. */
@@ -34,18 +36,13 @@ export interface GatewayConfig {
   /** Memory for page and card bodies (default OPERATOR_DEFAULTS.cacheMiB MiB, the snapshot reader's). */
   cacheBytes?: number;
   pointerTtlMs?: number;
-  addressQuota?: number;
-  searchQuota?: number;
-  /** Trusted proxy hops for the client address (http/client-address.ts); 0 or absent: none. */
-  trustProxy?: number;
+  /** Default: createLog's (log.ts). */
   log?: Logger;
   /**
    * redis://host:port: quotas shared by every gateway process using it. Without it, each process
    * counts on its own. While Redis is unreachable, counting falls back to this process (quota/redis.ts).
    */
   redis?: string;
-  /** Routes answering with Deprecation / Sunset / Link (validated; see middleware/deprecation.ts). */
-  deprecations?: Deprecation[];
   /** Open connections beyond this are closed as soon as accepted (default: http/connection-limit.ts, from the open-file limit). */
   maxConnections?: number;
   /** Snapshot reads not answered within this long fail the request (default OPERATOR_DEFAULTS.storageTimeoutMs). */
@@ -105,18 +102,7 @@ export async function startGateway(config: GatewayConfig): Promise<RunningGatewa
     quota = new MemoryQuotaCounter();
   }
   const shutdownState = new ShutdownState();
-  const app = createApp({
-    shutdown: shutdownState,
-    store,
-    quota,
-    snapshots,
-    log,
-    addressQuota: config.addressQuota,
-    searchQuota: config.searchQuota,
-    trustProxy: config.trustProxy,
-    deprecations,
-    storageHealth,
-  });
+  const app = createApp({ ...routeSettings(config), deprecations, store, quota, snapshots, log, storageHealth, shutdown: shutdownState });
   for (const d of deprecations ?? []) {
     if (!app.routes.some((route) => route.path === d.path && route.method !== 'ALL')) log.warn({ path: d.path }, 'deprecation configured for a path no route has');
   }

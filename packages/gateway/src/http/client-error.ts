@@ -6,7 +6,7 @@ import { ERROR_STATUS, type ErrorCode } from '@snapdeck/contract';
 import type { Logger } from 'pino';
 import { CACHE } from './cache-policy.ts';
 import { errorBody } from './response.ts';
-import { SECURITY_HEADERS, requestIdOf } from '../middleware/common-headers.ts';
+import { SECURITY_HEADERS, requestIdOf } from './base-headers.ts';
 
 /**
  * An answer decided before any route (decisions.md: every answer the gateway's process writes is

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { RequestError, getRequestListener } from '@hono/node-server';
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import type { Logger } from 'pino';
-import { requestIdOf } from '../middleware/common-headers.ts';
+import { requestIdOf } from './base-headers.ts';
 import { answerClientErrors, preRoutingAnswer } from './client-error.ts';
 
 type FetchCallback = Parameters<typeof getRequestListener>[0];

@@ -17,8 +17,8 @@ export type ErrorResponder = (error: unknown, c: Context<GatewayEnv>) => Respons
  * every layer, so each request pays an async frame and a microtask turn per middleware even when
  * every layer answers from memory, and Hono takes its synchronous path only for a route with
  * exactly one handler. Here a step that returns a value goes on at once; only a step that really
- * waits (a storage read, Redis, a request body) makes the rest of the request asynchronous. On
- * cached card pages that is about 10 % more requests per second (docs/benchmarks.md).
+ * waits (a storage read, Redis, a request body) makes the rest of the request asynchronous
+ * (bench:hotpath, every row: docs/benchmarks.md).
  *
  * A step that throws, or whose Promise rejects, is answered by `onError` where it failed, so the
  * steps around it (the access log) still see a response, as with Hono's compose.

@@ -11,11 +11,11 @@ const NO_PARAMS: Params = Object.freeze(Object.create(null));
  * Why not Hono's default (SmartRouter): its RegExpRouter, one regular expression for all routes,
  * refuses a literal segment beside a parameter (`/v1/decks/public` beside `/v1/decks/:deckId`:
  * UnsupportedPathError, by design), so SmartRouter fell back to TrieRouter, which splits the path
- * and builds its handler sets on every request: 478 ns a match against RegExpRouter's 65 (a loop
- * over four routes' paths; in the gateway's profile TrieRouter's search and path split were the
- * largest of Hono's parts, about 5 % of a card's samples). Taking the literal routes out of the
- * expression removes its only conflicts, and a literal route wins over a parameter as it did (it
- * was registered first, and answers without calling next).
+ * and builds its handler sets on every request: in the gateway's profile its search and path split
+ * were the largest of Hono's parts (bench:hotpath, "one card by id"; docs/benchmarks.md has the
+ * figures). Taking the literal routes out of the expression removes its only conflicts, and a
+ * literal route wins over a parameter as it did (it was registered first, and answers without
+ * calling next).
  */
 export class StaticFirstRouter<T> implements Router<T> {
   readonly name = 'StaticFirstRouter';

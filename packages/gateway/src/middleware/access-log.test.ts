@@ -1,15 +1,21 @@
+import { hostname } from 'node:os';
 import decodeUriComponent from 'decode-uri-component';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { bindingsOf } from '../log.ts';
 import { ACCESS_SERIALIZERS, accessLine, redactedUrl } from './access-log.ts';
 
-/** The line pino writes for `info(fields, 'request')` through a child with the access log's serializers. */
-function pinoLine(fields: object, time: number): { line: string; bindings: string } {
+/**
+ * The line pino writes for `info(fields, 'request')` through a child with the access log's
+ * serializers, with pino's default base (`base` undefined) or the one given; and the bindings the
+ * gateway's log (log.ts) writes for that base.
+ */
+function pinoLine(fields: object, time: number, base?: { pid: number; hostname: string }): { line: string; bindings: string } {
   let line = '';
-  const log = pino({ level: 'info', timestamp: () => `,"time":${time}` }, { write: (text: string) => void (line = text) });
+  const log = pino({ level: 'info', timestamp: () => `,"time":${time}`, ...(base ? { base } : {}) }, { write: (text: string) => void (line = text) });
   const lines = log.child({}, { serializers: ACCESS_SERIALIZERS });
   lines.info(fields, 'request');
-  return { line, bindings: (lines as unknown as Record<symbol, string>)[pino.symbols.chindingsSym]! };
+  return { line, bindings: bindingsOf(base ?? { pid: process.pid, hostname: hostname() }) };
 }
 
 const URLS = [
@@ -100,6 +106,14 @@ describe('accessLine', () => {
       }
     }
     expect(compared).toBe(URLS.length * 3 * 2 * 5);
+  });
+
+  it("writes pino's bindings for any host name (the log's own part of every line)", () => {
+    const fields = { requestId: 'r', method: 'GET', route: 'unmatched', url: 'http://h/', status: 404, durationMs: 1, bytes: 2, keyId: undefined, client: undefined };
+    for (const name of ['web-1', 'host.example.com', 'quote"back\\slash', 'tab\tnew\nline', 'été-∀', '']) {
+      const { line, bindings } = pinoLine(fields, 1, { pid: 4_194_304, hostname: name });
+      expect(accessLine(fields, 1, bindings)).toBe(line);
+    }
   });
 
   it('masks the URL and shortens a secret in X-Client, as the serializers do', () => {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { CLIENT_HEADER, CLIENT_HEADER_PATTERN } from '@snapdeck/contract';
 import { looksLikeSecret, maskSecrets, shortenSecrets } from '@snapdeck/store';
 import { afterResponse, type Step } from '../http/pipeline.ts';
-import { logLater } from '../log.ts';
+import { lineSink, type LineSink } from '../log.ts';
 
 /**
  * Query parameters whose values are logged: the API's own, none of them a secret or an opaque
@@ -40,9 +40,9 @@ function redactedPart(part: string): string {
  * link masked wherever it stands (a path segment included). Headers are never logged, so
  * X-API-Key cannot leak through the access log (X-Client alone is, shortened: see clientOf).
  *
- * One pass of indexOf over the URL rather than slice, split, map and join: 0.25 against 0.75 µs
- * for a cursor page's URL in a loop, 0.04 against 0.17 µs for a card's (access-log.test.ts holds
- * it to the plain version's output).
+ * One pass of indexOf over the URL rather than slice, split, map and join: it runs for every line
+ * (bench:hotpath, "card page hitsPerPage=100"; docs/benchmarks.md), and access-log.test.ts holds it
+ * to the plain version's output.
  */
 export function redactedUrl(url: string): string {
   const schemeEnd = url.indexOf('://');
@@ -110,12 +110,11 @@ interface AccessFields {
 const member = (name: string, value: string | undefined): string => (value === undefined ? '' : `,"${name}":${JSON.stringify(value)}`);
 
 /**
- * The line `lines.info(fields, 'request')` writes (the serializers below applied), byte for byte
- * (access-log.test.ts compares the two), written out by hand because pino's generic
- * formatting (every member looked up in its serializers and stringifiers, then escaped by a
- * character loop) was about a tenth of a card's CPU time in the gateway's profile. This one costs
- * 0.63 µs a line in a loop where pino's costs 1.0 µs, and one card by id 0.93× the gateway's CPU
- * (median of 8 alternating rounds, both start orders, 0.86–1.02; bench:hotpath, "one card").
+ * The line `lines.info(fields, 'request')` writes (the serializers above applied), byte for byte
+ * (access-log.test.ts compares the two), written out by hand because pino's generic formatting
+ * (every member looked up in its serializers and stringifiers, then escaped by a character loop)
+ * was about a tenth of a card's CPU time in the gateway's profile (bench:hotpath, "one card by
+ * id"; docs/benchmarks.md, the hot path).
  */
 export function accessLine(f: AccessFields, time: number, bindings: string): string {
   return (
@@ -123,6 +122,18 @@ export function accessLine(f: AccessFields, time: number, bindings: string): str
     `${member('url', redactedUrl(f.url))},"status":${f.status},"durationMs":${f.durationMs},"bytes":${f.bytes}` +
     `${member('keyId', f.keyId)}${member('client', clientOf(f.client))},"msg":"request"}\n`
   );
+}
+
+/**
+ * Where the access log's lines go: the gateway's own log (log.ts createLog) takes their fields and
+ * formats them later, together, with accessLine; any other logger (a test's, an embedder's) is
+ * given them as `info(fields, 'request')`, masked by ACCESS_SERIALIZERS.
+ */
+function accessSink(log: Logger): LineSink<AccessFields> {
+  const own = lineSink(log, accessLine);
+  if (own !== undefined) return own;
+  const lines = log.child({}, { serializers: ACCESS_SERIALIZERS });
+  return (fields) => lines.info(fields, 'request');
 }
 
 /** Where the access log reports each answer's status and duration (metrics.ts), per route. */
@@ -136,43 +147,37 @@ export interface RouteObserver {
 }
 
 /**
- * One JSON line per request (pino, info level): method, route pattern, status, duration, body
- * bytes, request id, key id (never the key, never a token or cursor) and client. The line is
- * formatted later, with others (log.ts logLater: the URL's masking and the client's check run
- * then, as pino serializers of this step's own child logger, whatever logger it is given), and
- * written in batches; `LOG_LEVEL=silent` (or anything above info) turns the lines off, leaving
- * only the timing for `observer` (metrics). `route` is the pattern of the route this step is part
- * of ('/v1/games/:slug/cards'), or 'unmatched' (404, 405, preflights): a bounded set of values,
- * fit for metric labels. The first step of every route.
+ * One JSON line per request (info level): method, route pattern, status, duration, body bytes,
+ * request id, key id (never the key, never a token or cursor) and client, written after the answer
+ * (accessSink: the URL's masking and the client's check run when the line is formatted);
+ * `LOG_LEVEL=silent` (or anything above info) turns the lines off, leaving only the timing for
+ * `observer` (metrics). `route` is the pattern of the route this step is part of
+ * ('/v1/games/:slug/cards'), or 'unmatched' (404, 405, preflights): a bounded set of values, fit
+ * for metric labels. The first step of every route.
  */
 export function accessLog(log: Logger, route: string, observer?: RequestObserver): Step {
   const observed = observer?.route(route);
-  const lines = log.child({}, { serializers: ACCESS_SERIALIZERS });
+  const write = accessSink(log);
   return (c, next) => {
     const started = performance.now();
     return afterResponse(next(), (response) => {
       const durationMs = performance.now() - started;
       const status = response.status;
       observed?.observe(status, durationMs / 1000);
-      if (!lines.isLevelEnabled('info')) return;
+      if (!log.isLevelEnabled('info')) return;
       const method = c.req.method;
       const body = method === 'HEAD' ? null : c.get('responseBody');
-      logLater<AccessFields>(
-        lines,
-        {
-          requestId: c.get('requestId'),
-          method,
-          route,
-          url: c.req.url,
-          status,
-          durationMs: Math.round(durationMs * 1000) / 1000,
-          bytes: body == null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
-          keyId: (c.get('apiKey') as { id: string } | undefined)?.id,
-          client: c.req.header(CLIENT_HEADER),
-        },
-        'request',
-        accessLine,
-      );
+      write({
+        requestId: c.get('requestId'),
+        method,
+        route,
+        url: c.req.url,
+        status,
+        durationMs: Math.round(durationMs * 1000) / 1000,
+        bytes: body == null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
+        keyId: (c.get('apiKey') as { id: string } | undefined)?.id,
+        client: c.req.header(CLIENT_HEADER),
+      });
     });
   };
 }

@@ -1,23 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { CLIENT_HEADER } from '@snapdeck/contract';
-import { looksLikeSecret } from '@snapdeck/store';
+import { SECURITY_HEADERS, requestIdOf } from '../http/base-headers.ts';
 import type { Step } from '../http/pipeline.ts';
 
 const ALLOWED_METHODS = 'GET, POST, OPTIONS';
 const ALLOWED_HEADERS = `X-API-Key, Content-Type, If-None-Match, X-Request-Id, ${CLIENT_HEADER}`;
 const EXPOSED_HEADERS = 'ETag, Retry-After, RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id, Deprecation, Sunset, Link';
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
-/**
- * The caller's X-Request-Id when it is sane, a new one otherwise. An id that looks like a key,
- * share token or `pd_` link is not sane: it would be logged and echoed in the response, and a
- * secret is no use for telling requests apart anyway.
- */
-export function requestIdOf(given: string | readonly string[] | undefined): string {
-  return typeof given === 'string' && REQUEST_ID.test(given) && !looksLikeSecret(given) ? given : randomUUID();
-}
-
-/** What every response carries, whatever answers it (decisions.md "Errors and precedence"). */
-export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Access-Control-Allow-Origin': '*' } as const;
 
 /**
  * Headers every response carries (decisions.md): nosniff and CORS for any origin, plus a request
@@ -28,7 +15,7 @@ export const commonHeaders: Step = (c, next) => {
   c.set('requestId', requestId);
   // Every response is made by http/response.ts, which starts from these (errors included).
   // A literal, not `...SECURITY_HEADERS`: the spread made every request's header object slower
-  // to build and to extend (hitsPerPage=100 pages: 11,700 → 9,300 req/s, interleaved A/B runs).
+  // to build and to extend (bench:hotpath, "card page hitsPerPage=100"; docs/benchmarks.md).
   c.set('headers', {
     'X-Content-Type-Options': SECURITY_HEADERS['X-Content-Type-Options'],
     'Access-Control-Allow-Origin': SECURITY_HEADERS['Access-Control-Allow-Origin'],

@@ -1,11 +1,10 @@
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ADDRESS_QUOTA_DEFAULT, DECK_DETAILS_MAX_IDS, DECK_LIST_LIMIT, DECK_SORTS, UUID_V4, findGame, isDeckSort, type DeckSort, type GameSlug } from '@snapdeck/contract';
-import { andThen, contentTag, type Body } from '@snapdeck/snapshot';
+import { andThen } from '@snapdeck/snapshot';
 import {
-  DeckStore, ResolvedDeckCache, catalogLookup, clampListLimit, deckDetailsJson, deckText,
-  gaTts, limitlessText, listPublicDecks, lookupCards, namesOf, parseIsoMs, snapdeckText, toFullDeck,
-  type CardLookup, type StoredDeck,
+  DeckStore, catalogLookup, clampListLimit, deckText, gaTts, limitlessText, listPublicDecks, lookupCards,
+  namesOf, parseIsoMs, snapdeckText, type CatalogFor, type StoredDeck,
 } from '@snapdeck/store';
 import type { GatewayEnv } from '../env.ts';
 import { CACHE, KEYED_VARY } from '../http/cache-policy.ts';
@@ -25,8 +24,6 @@ const TEXT = 'text/plain; charset=utf-8';
 const DECK_FORMATS = ['json', 'text', 'ga-tts'] as const;
 const isDeckFormat = (format: string): format is (typeof DECK_FORMATS)[number] => (DECK_FORMATS as readonly string[]).includes(format);
 const TEXT_FORMATS = { snapdeck: snapdeckText, limitless: limitlessText } as const;
-const DATA_OPEN = Buffer.from('{"data":');
-const DATA_CLOSE = Buffer.from('}');
 const PUBLIC_DECK = sendAs('application/json', CACHE.publicDeck);
 const TOKEN_DECK = sendAs('application/json', CACHE.tokenDeck);
 
@@ -52,14 +49,10 @@ const detailsBodyLimit: Step = (c, next) => {
 /** The four deck endpoints (interface.md §4.4–4.7, decisions.md "Decks"). */
 export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addressQuota, trustProxy }: GatewayRoutes): void {
   // Decks, tokens and the cursor key come from the store view the request is pinned to.
+  // What is made from a deck (its bodies, zones resolved) is kept by the store (store/src/decks/kept-decks.ts).
   const decksOf = (c: Context<GatewayEnv>): DeckStore => c.get('store').decks;
-  const resolved = new ResolvedDeckCache();
-  // What is made from a deck (its details part, its format=json body) is kept per StoredDeck:
-  // DeckStore hands out the same object until the database changes, then a new one.
-  const detailsJson = new WeakMap<StoredDeck, Buffer>();
-  const jsonBodies = new WeakMap<StoredDeck, Body>();
   // Cards are read from whichever version is current at the time of each read.
-  const lookupFor = async (game: GameSlug): Promise<CardLookup> =>
+  const catalog: CatalogFor = async (game: GameSlug) =>
     catalogLookup(game, { cardRecord: async (id) => versions.readCurrent(game, (version) => version.cardRecord(id)) });
 
   /** A deck the request may see: public, or private with a valid token; otherwise null (→ 404). */
@@ -122,7 +115,7 @@ export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addre
       }
       if (ids.length > DECK_DETAILS_MAX_IDS) return sendError(c, 'detailsTooMany', `${ids.length} ids were sent`);
       // Not awaited: with every deck's part kept, the bytes are ready at once.
-      return andThen(deckDetailsJson(decksOf(c), resolved, detailsJson, ids as string[], lookupFor, { before: DATA_OPEN, after: DATA_CLOSE }), (answer) => {
+      return andThen(decksOf(c).detailsJson(ids as string[], catalog), (answer) => {
         addSurrogateKeys(c, ALL_DECKS_KEY);
         return respond(c, 200, answer, { 'Content-Type': 'application/json', 'Cache-Control': CACHE.deckListing });
       });
@@ -135,27 +128,17 @@ export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addre
   // comes before the address quota, as every 405 does (routes/unmatched.ts): a wrong method is not counted.
   const notDetails: Step = (c, next) => (c.req.param('deckId') === 'details' ? sendError(c, 'methodNotAllowed', undefined, { Allow: 'POST, OPTIONS' }) : next());
 
-  /** A deck's format=json body, made once per StoredDeck. */
-  const jsonBody = async (deck: StoredDeck): Promise<Body> => {
-    const bytes = Buffer.from(JSON.stringify({ data: toFullDeck(deck, await resolved.resolve(deck, await lookupFor(deck.gameId))) }));
-    const body: Body = { bytes, etag: contentTag(bytes), encoding: 'identity' };
-    jsonBodies.set(deck, body);
-    return body;
-  };
-
   /** format=text and format=ga-tts, rendered per request. */
   const exported = async (c: Context<GatewayEnv>, deck: StoredDeck, format: 'text' | 'ga-tts', cacheControl: string): Promise<Response> => {
-    const lookup = await lookupFor(deck.gameId);
-    const cards = await resolved.resolve(deck, lookup);
-    const infos = await lookupCards(cards.map((card) => card.cardId), lookup);
+    const cards = await decksOf(c).servedCards(deck, catalog);
+    const infos = await lookupCards(cards.map((card) => card.cardId), await catalog(deck.gameId));
     if (format === 'text') return sendRendered(c, deckText({ gameId: deck.gameId, cards }, namesOf(infos)), { contentType: TEXT, cacheControl });
     return sendRendered(c, JSON.stringify({ data: gaTts({ id: deck.id, name: deck.name, cards }, infos) }), { cacheControl });
   };
 
   // Not an async function: a deck whose json body is kept is answered synchronously, like a card
   // (an async handler takes every deck read through a Promise and node-server's asynchronous
-  // path). With DeckStore's freshness check one statement shorter, this row of bench:hotpath, "GET
-  // /v1/decks/{deckId} (json)", went from 0.44 to 0.49–0.52 of bare node:http's answers a second.
+  // path: bench:hotpath, "GET /v1/decks/{deckId} (json)").
   get('/v1/decks/:deckId', notDetails, storeStep, varyOn(), meterAddress(quota, 'deck', addressQuota ?? ADDRESS_QUOTA_DEFAULT, addressOf), (c) => {
     const format = c.req.query('format') ?? 'json';
     if (!isDeckFormat(format)) return sendError(c, 'deckFormatUnknown');
@@ -165,8 +148,7 @@ export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addre
     if (format === 'ga-tts' && deck.gameId !== 'grand-archive') return sendError(c, 'gaTtsOnly');
     if (format !== 'json') return exported(c, deck, format, byToken ? CACHE.tokenDeck : CACHE.publicDeck);
     const as = byToken ? TOKEN_DECK : PUBLIC_DECK;
-    const kept = jsonBodies.get(deck);
-    return kept ? sendRepresentation(c, kept, as) : jsonBody(deck).then((body) => sendRepresentation(c, body, as));
+    return andThen(decksOf(c).jsonBody(deck, catalog), (body) => sendRepresentation(c, body, as));
   });
 
   get('/v1/decks/:deckId/text', keyed, async (c) => {
@@ -176,9 +158,8 @@ export function deckRoutes({ get, post, keyed, storeStep, versions, quota, addre
     const found = reachableDeck(c, c.req.param('deckId')!, c.req.query('token'));
     if (!found) return sendError(c, 'deckNotFound');
     const { deck, byToken } = found;
-    const lookup = await lookupFor(deck.gameId);
-    const cards = await resolved.resolve(deck, lookup);
-    const names = namesOf(await lookupCards(cards.map((card) => card.cardId), lookup));
+    const cards = await decksOf(c).servedCards(deck, catalog);
+    const names = namesOf(await lookupCards(cards.map((card) => card.cardId), await catalog(deck.gameId)));
     const text = TEXT_FORMATS[format as keyof typeof TEXT_FORMATS]({ gameId: deck.gameId, cards }, names);
     return sendRendered(c, text, { contentType: TEXT, cacheControl: byToken ? CACHE.tokenDeck : CACHE.publicDeck, vary: KEYED_VARY });
   });

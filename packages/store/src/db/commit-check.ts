@@ -35,10 +35,8 @@ const replacedShmFiles = new Set<ShmFile>();
  * last looked, exactly: once a commit has returned, the next call says so. For a WAL database,
  * one read of the wal-index header (a pread); otherwise `PRAGMA data_version` (which moves for
  * other connections' commits only), which takes SQLite's shared lock: two fcntl calls and a stat.
- * The header read took GET /v1/decks/{deckId} from 0.50 to 0.56 of bare node:http's requests/s
- * (bench:hotpath, one after the other in this tree) and to 0.81-0.89 of the gateway's CPU per
- * answer, POST /v1/decks/details to 0.90 (alternating rounds, both start orders); in a loop, 0.62
- * against 1.46 µs.
+ * Asked on every deck read, so the cheaper way counts (bench:hotpath, "GET /v1/decks/{deckId}
+ * (json)" and "POST /v1/decks/details (10 ids)"; the figures: docs/benchmarks.md).
  *
  * Ask it only while `db` is open: SQLite keeps the `-shm` file as it is while a connection of this
  * process uses it.

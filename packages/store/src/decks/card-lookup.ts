@@ -13,6 +13,25 @@ export interface CardInfo {
 /** A card of the deck's game by id, or null when the catalog does not have it. */
 export type CardLookup = (cardId: string) => Promise<CardInfo | null>;
 
+/**
+ * The catalog of a game, as CardLookup: where decks' answers look cards up (zones, names). The
+ * gateway's reads the snapshot version current at the time of each read.
+ */
+export type CatalogFor = (game: GameSlug) => Promise<CardLookup>;
+
+/**
+ * CardLookups over `catalog` for one answer: each game's asked of `catalog` once, and only when a
+ * card needs it (most decks' zones are stored and recognised).
+ */
+export function lookupsOf(catalog: CatalogFor): (game: GameSlug) => CardLookup {
+  const made = new Map<GameSlug, Promise<CardLookup>>();
+  return (game) => async (cardId) => {
+    let lookup = made.get(game);
+    if (lookup === undefined) made.set(game, (lookup = catalog(game)));
+    return (await lookup)(cardId);
+  };
+}
+
 /** Anything that yields catalog cards by id: a snapshot version (`SnapshotVersion`) or a test double. */
 export interface CardRecordSource {
   cardRecord(id: string): Promise<Record<string, unknown> | null>;

@@ -2,7 +2,6 @@ import { deckDetailsResponse } from '@snapdeck/contract';
 import { describe, expect, it, vi } from 'vitest';
 import { deckDetails } from './details.ts';
 import { importDecks } from './import.ts';
-import { ResolvedDeckCache } from './resolved-cache.ts';
 import { deck, line, newId, tempDeckStorePerTest } from '../../../../test/helpers/deck-db.ts';
 
 const t = tempDeckStorePerTest();
@@ -15,7 +14,7 @@ describe('deckDetails', () => {
     await importDecks(t.db, [pub, chrono, priv].map(line));
     const missing = newId();
     const lookupFor = vi.fn(async () => async (id: string) => (id === 'WNR01-001' ? { name: 'Allura', imageUrl: null, cardType: 'Pilot', card: {} } : null));
-    const data = await deckDetails(t.store, new ResolvedDeckCache(), [priv.id, pub.id, 'garbage', chrono.id, pub.id.toUpperCase(), missing, 'garbage', pub.id], lookupFor);
+    const data = await deckDetails(t.store, [priv.id, pub.id, 'garbage', chrono.id, pub.id.toUpperCase(), missing, 'garbage', pub.id], lookupFor);
     expect(data.unresolved).toEqual([priv.id, 'garbage', missing]);
     expect(data.decks).toEqual([
       { id: pub.id, gameId: 'digimon', name: pub.name, cards: [{ cardId: 'BT1-010', quantity: 4, zoneId: 'main' }] },
@@ -30,7 +29,7 @@ describe('deckDetails', () => {
   });
 
   it('takes 0 to 50 ids', async () => {
-    expect(await deckDetails(t.store, new ResolvedDeckCache(), [], vi.fn())).toEqual({ decks: [], unresolved: [] });
-    await expect(deckDetails(t.store, new ResolvedDeckCache(), Array.from({ length: 51 }, newId), vi.fn())).rejects.toThrow(RangeError);
+    expect(await deckDetails(t.store, [], vi.fn())).toEqual({ decks: [], unresolved: [] });
+    await expect(deckDetails(t.store, Array.from({ length: 51 }, newId), vi.fn())).rejects.toThrow(RangeError);
   });
 });

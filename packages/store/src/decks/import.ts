@@ -3,7 +3,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/database.ts';
 import { shortenSecrets } from '../keys/secrets.ts';
 import { parseDeckLine, type ParsedLine } from './import-line.ts';
-import { noteDeckWrite } from './deck-cache.ts';
+import { noteDeckWrite } from './kept-decks.ts';
 
 /**
  * Deck import (decisions.md "Operator interface", "Deck import line"): JSON Lines, one deck per

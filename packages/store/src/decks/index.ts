@@ -1,7 +1,7 @@
 /** The deck layer: storage, listing cursors, import, zone resolution and exports. */
 export * from './card-lookup.ts';
 export * from './cursor.ts';
-export * from './details.ts';
+export { deckDetails, type DetailsSource } from './details.ts';
 export * from './ga-tts.ts';
 export * from './import.ts';
 export * from './import-line.ts';

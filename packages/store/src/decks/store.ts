@@ -1,49 +1,29 @@
 import { randomBytes } from 'node:crypto';
-import { DECK_SORTS, LOWER_CASE_UUID_V4, type DeckSort, type DeckSummary, type GameSlug } from '@snapdeck/contract';
+import type { CardEntry, GameSlug } from '@snapdeck/contract';
+import { andThen, contentTag, type Body, type MaybePromise } from '@snapdeck/snapshot';
 import type { Db } from '../db/database.ts';
-import { DeckCache } from './deck-cache.ts';
 import { hashSecret } from '../keys/store.ts';
-import { listingStatements, sinceStatements, type ListingStatements, type SummaryRow } from './listing-statements.ts';
-import { toIso } from './timestamps.ts';
-import type { DeckPosition, StoredCardEntry, StoredDeck, Visibility } from './types.ts';
+import { lookupsOf, type CatalogFor } from './card-lookup.ts';
+import { detailsBody, requestedDecks } from './details.ts';
+import { KeptDecks } from './kept-decks.ts';
+import { PublicListing, type ListPublicPage, type ListPublicQuery } from './public-listing.ts';
+import { ResolvedDeckCache } from './resolved-cache.ts';
+import { deckStatements, normalizeDeckId, toDeck, toEntry } from './rows.ts';
+import type { StoredCardEntry, StoredDeck } from './types.ts';
+import { toDetail, toFullDeck } from './views.ts';
+
+export { normalizeDeckId } from './rows.ts';
+export { MAX_LIST_LIMIT, type ListPublicPage, type ListPublicQuery } from './public-listing.ts';
 
 /**
- * Decks in SQLite (schema: migration 2 in db/migrations.ts).
+ * Decks in SQLite (schema: migration 2 in db/migrations.ts): read, listed, answered and shared.
  *
- * Listings are keyset-paginated (never OFFSET): a page is one range read of the partial index of
- * its sort (public decks of one game, ordered by (sort value, id)), scanned backwards for the
- * descending listings and forwards for an updatedSince walk (the statements, each bound to its
- * index: listing-statements.ts).
+ * Reads go through the kept decks (kept-decks.ts): a deck is read once, then served from memory
+ * with what was made of it (its format=json body, its POST /v1/decks/details part) until the
+ * database changes; the routes ask for those bytes (jsonBody, detailsJson) and keep nothing.
  *
- * totalCount:
- * - without updatedSince: deck_public_counts, kept exact by triggers in the same transaction as
- *   every write to decks (one primary-key read per request);
- * - with updatedSince: COUNT over the range of the updated_at index (O(matching decks), no table
- *   access). Incremental syncs ask for recent changes, so the range is short; a filter older than
- *   every public deck of the game is answered from the counter instead, and a count is reused for
- *   the following pages of a walk until the database changes.
+ * Listings: public-listing.ts.
  */
-
-export const MAX_LIST_LIMIT = 1000;
-
-export interface ListPublicQuery {
-  game: GameSlug;
-  sort: DeckSort;
-  /** Decks per page, 1 to MAX_LIST_LIMIT (the route clamps the contract's 1 to 50). */
-  limit: number;
-  /** Start just after this position (from a cursor); from the start when absent. */
-  after?: DeckPosition | null;
-  /** Only decks with updatedAt >= this (epoch ms), ascending; only with sort updatedAt. */
-  updatedSince?: number | null;
-}
-
-export interface ListPublicPage {
-  decks: DeckSummary[];
-  totalCount: number;
-  hasMore: boolean;
-  /** Position of the last deck returned, or `after` when the page is empty (the next cursor). */
-  last: DeckPosition | null;
-}
 
 export interface DeckStoreOptions {
   /** The clock for token expiry (tests inject one). */
@@ -53,6 +33,11 @@ export interface DeckStoreOptions {
    * following the published store keeps them in the separate auth part (published/layout.ts).
    */
   tokens?: TokenLookup;
+  /**
+   * Zones resolved from the catalog, shared by the DeckStores of one source so that a deck keeps
+   * its zones until its updatedAt changes (resolved-cache.ts); default: this store's own.
+   */
+  zones?: ResolvedDeckCache;
 }
 
 /** The deck a token hash was issued for, and when it expires (null: never), or undefined. */
@@ -63,57 +48,21 @@ export const MAX_SHARE_TTL_SECONDS = 86_400;
 export const SHARE_TOKEN_PATTERN = /^st_[0-9a-f]{32}$/;
 export const PRIVATE_LINK_PATTERN = /^pd_[0-9a-f]{32}$/;
 
-interface DeckRow {
-  seq: number;
-  id: string;
-  game_id: string;
-  name: string;
-  owner_display_name: string;
-  visibility: string;
-  created_at: number;
-  updated_at: number;
-  copy_count: number;
-  view_count: number;
-  like_count: number;
-}
-
-interface CardRow {
-  deck_seq: number;
-  card_id: string;
-  quantity: number;
-  zone_id: string | null;
-}
-
-const DECK_COLUMNS = 'seq, id, game_id, name, owner_display_name, visibility, created_at, updated_at, copy_count, view_count, like_count';
-
 export class DeckStore {
   private readonly now: () => number;
-  private readonly listing: Record<DeckSort, ListingStatements>;
-  private readonly since: ReturnType<typeof sinceStatements>;
+  private readonly listing: PublicListing;
   private readonly statements;
-  /** updatedSince counts reused across the pages of a walk; dropped when the database changes. */
-  private readonly sinceCounts = new Map<string, number>();
-  private countsState = '';
+  private readonly reads;
 
   private readonly tokenLookup: TokenLookup;
-  /** Decks read, kept until the database changes (deck-cache.ts). */
-  private readonly cache: DeckCache;
+  /** Decks read and what is made of them, kept until the database changes (kept-decks.ts). */
+  private readonly kept: KeptDecks;
+  private readonly zones: ResolvedDeckCache;
 
   constructor(readonly db: Db, options: DeckStoreOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.listing = Object.fromEntries(DECK_SORTS.map((sort) => [sort, listingStatements(db, sort)])) as Record<DeckSort, ListingStatements>;
-    this.since = sinceStatements(db);
+    this.reads = deckStatements(db);
     this.statements = {
-      publicCount: db.prepare<[string], { count: number }>('SELECT count FROM deck_public_counts WHERE game_id = ?'),
-      // data_version moves when another connection commits; total_changes when this one writes.
-      dbState: db.prepare<[], { v: number; c: number }>('SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c'),
-      deckById: db.prepare<[string], DeckRow>(`SELECT ${DECK_COLUMNS} FROM decks WHERE id = ?`),
-      cardsOfDeck: db.prepare<[number], CardRow>('SELECT deck_seq, card_id, quantity, zone_id FROM deck_cards WHERE deck_seq = ? ORDER BY position'),
-      // Up to 50 decks and their cards in two statements, whatever the number of ids (json_each).
-      decksByIds: db.prepare<[string], DeckRow>(`SELECT ${DECK_COLUMNS} FROM decks WHERE id IN (SELECT value FROM json_each(?))`),
-      cardsOfDecks: db.prepare<[string], CardRow>(
-        'SELECT deck_seq, card_id, quantity, zone_id FROM deck_cards WHERE deck_seq IN (SELECT value FROM json_each(?)) ORDER BY deck_seq, position',
-      ),
       seqOf: db.prepare<[string], { seq: number }>('SELECT seq FROM decks WHERE id = ?'),
       tokenFor: db.prepare<[string], { deck_id: string; expires_at: number | null }>(
         'SELECT d.id AS deck_id, t.expires_at FROM deck_tokens t JOIN decks d ON d.seq = t.deck_seq WHERE t.token_hash = ?',
@@ -124,70 +73,31 @@ export class DeckStore {
     };
     const tokenFor = this.statements.tokenFor;
     this.tokenLookup = options.tokens ?? ((hash) => tokenFor.get(hash));
-    this.cache = new DeckCache(db);
+    this.kept = new KeptDecks(db);
+    this.listing = new PublicListing(db, this.kept);
+    this.zones = options.zones ?? new ResolvedDeckCache();
   }
 
   /** One keyset page of a game's public decks (decisions.md "Decks" for the order). */
   listPublic(query: ListPublicQuery): ListPublicPage {
-    const { game, sort, limit } = query;
-    const after = query.after ?? null;
-    const updatedSince = query.updatedSince ?? null;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) throw new RangeError(`limit must be an integer from 1 to ${MAX_LIST_LIMIT}`);
-    if (updatedSince !== null && sort !== 'updatedAt') throw new RangeError('updatedSince is only valid with sort updatedAt');
-
-    // One row more than asked tells whether another page exists, without a second query.
-    let rows: SummaryRow[];
-    if (updatedSince === null) {
-      const s = this.listing[sort];
-      rows = after ? s.descAfter.all(game, after.value, after.id, limit + 1) : s.descFirst.all(game, limit + 1);
-    } else {
-      rows =
-        after && after.value >= updatedSince
-          ? this.since.ascAfter.all(game, after.value, after.id, limit + 1)
-          : this.since.ascFirst.all(game, updatedSince, limit + 1);
-    }
-    const hasMore = rows.length > limit;
-    if (hasMore) rows.length = limit;
-    const lastRow = rows[rows.length - 1];
-    return {
-      decks: rows.map((row) => ({ id: row.id, gameId: row.game_id as GameSlug, createdAt: toIso(row.created_at), updatedAt: toIso(row.updated_at) })),
-      totalCount: this.totalCount(game, updatedSince),
-      hasMore,
-      last: lastRow ? { value: lastRow.v, id: lastRow.id } : after,
-    };
+    return this.listing.page(query);
   }
 
   /** Public decks of a game, optionally only those with updatedAt >= updatedSince. */
   totalCount(game: GameSlug, updatedSince: number | null = null): number {
-    const all = this.statements.publicCount.get(game)?.count ?? 0;
-    if (updatedSince === null || all === 0) return all;
-    const state = this.statements.dbState.get()!;
-    const stateKey = `${state.v}:${state.c}`;
-    if (stateKey !== this.countsState) {
-      this.sinceCounts.clear();
-      this.countsState = stateKey;
-    }
-    const key = `${game}|${updatedSince}`;
-    let count = this.sinceCounts.get(key);
-    if (count === undefined) {
-      const min = this.since.min.get(game)?.m ?? null;
-      count = min !== null && updatedSince <= min ? all : this.since.count.get(game, updatedSince)!.n;
-      if (this.sinceCounts.size >= 1000) this.sinceCounts.clear(); // bounded: distinct filters are few
-      this.sinceCounts.set(key, count);
-    }
-    return count;
+    return this.listing.totalCount(game, updatedSince);
   }
 
   /** A deck of any visibility, with its entries in import order, or null. */
   getDeck(id: string): StoredDeck | null {
     const deckId = normalizeDeckId(id);
     if (!deckId) return null;
-    const cache = this.cache.fresh();
-    let deck = cache.get(deckId);
+    const kept = this.kept.fresh();
+    let deck = kept.get(deckId);
     if (deck === undefined) {
-      const row = this.statements.deckById.get(deckId);
-      deck = row ? toDeck(row, this.statements.cardsOfDeck.all(row.seq).map(toEntry)) : null;
-      cache.set(deckId, deck);
+      const row = this.reads.deckById.get(deckId);
+      deck = row ? toDeck(row, this.reads.cardsOfDeck.all(row.seq).map(toEntry)) : null;
+      kept.set(deckId, deck);
     }
     return deck;
   }
@@ -197,28 +107,65 @@ export class DeckStore {
    * returned). The decks not kept already are read in two statements, whatever their number.
    */
   getPublicDecks(ids: readonly string[]): StoredDeck[] {
-    const cache = this.cache.fresh();
+    const kept = this.kept.fresh();
     const found: StoredDeck[] = [];
     const missing: string[] = [];
     for (const id of new Set(ids.map(normalizeDeckId).filter((id): id is string => id !== null))) {
-      const deck = cache.get(id);
+      const deck = kept.get(id);
       if (deck === undefined) missing.push(id);
       else if (deck) found.push(deck);
     }
     if (missing.length > 0) {
-      const rows = this.statements.decksByIds.all(JSON.stringify(missing));
+      const rows = this.reads.decksByIds.all(JSON.stringify(missing));
       const cards = new Map<number, StoredCardEntry[]>(rows.map((row) => [row.seq, []]));
       if (rows.length > 0) {
-        for (const card of this.statements.cardsOfDecks.all(JSON.stringify(rows.map((row) => row.seq)))) cards.get(card.deck_seq)!.push(toEntry(card));
+        for (const card of this.reads.cardsOfDecks.all(JSON.stringify(rows.map((row) => row.seq)))) cards.get(card.deck_seq)!.push(toEntry(card));
       }
       const read = new Map(rows.map((row) => [row.id, toDeck(row, cards.get(row.seq)!)]));
       for (const id of missing) {
         const deck = read.get(id) ?? null;
-        cache.set(id, deck);
+        kept.set(id, deck);
         if (deck) found.push(deck);
       }
     }
     return found.filter((deck) => deck.visibility === 'public');
+  }
+
+  /** The deck's card entries as served, zones resolved (`catalog` asked only for a card whose zone needs it). */
+  servedCards(deck: StoredDeck, catalog: CatalogFor): Promise<CardEntry[]> {
+    return this.zones.resolve(deck, lookupsOf(catalog)(deck.gameId));
+  }
+
+  /**
+   * The body of GET /v1/decks/{deckId} (format=json) for a deck getDeck handed out: made once,
+   * kept with the deck (at once, without a Promise, when kept: bench:hotpath, "GET
+   * /v1/decks/{deckId} (json)").
+   */
+  jsonBody(deck: StoredDeck, catalog: CatalogFor): MaybePromise<Body> {
+    const made = this.kept.renderingsOf(deck);
+    if (made.json) return made.json;
+    return this.servedCards(deck, catalog).then((cards) => {
+      const bytes = Buffer.from(JSON.stringify({ data: toFullDeck(deck, cards) }));
+      return (made.json = { bytes, etag: contentTag(bytes), encoding: 'identity' });
+    });
+  }
+
+  /**
+   * The body of POST /v1/decks/details for `ids` (deckDetails, byte for byte `{"data":` its JSON
+   * `}`): each deck's part made once and kept with the deck, so that a body of kept decks is one
+   * copy of their parts, ready at once (serialising the details was the largest part of such a
+   * request once its decks were kept: bench:hotpath, "POST /v1/decks/details (10 ids)").
+   */
+  detailsJson(ids: readonly string[], catalog: CatalogFor): MaybePromise<Buffer> {
+    const { decks, unresolved } = requestedDecks(this, ids);
+    const lookups = lookupsOf(catalog);
+    const parts = decks.map((deck) => {
+      const made = this.kept.renderingsOf(deck);
+      return made.details ?? this.zones.resolve(deck, lookups(deck.gameId)).then((cards) => (made.details = Buffer.from(JSON.stringify(toDetail(deck, cards)))));
+    });
+    // Every part kept (the usual case): the bytes at once, without a turn through Promise.all.
+    if (!parts.some((part) => part instanceof Promise)) return detailsBody(parts as Buffer[], unresolved);
+    return andThen(Promise.all(parts), (ready) => detailsBody(ready, unresolved));
   }
 
   /**
@@ -267,30 +214,4 @@ export class DeckStore {
     const id = normalizeDeckId(deckId);
     return id ? (this.statements.seqOf.get(id)?.seq ?? null) : null;
   }
-}
-
-/** Deck ids are stored in lower case; anything that is not a UUID v4 names no deck. */
-export function normalizeDeckId(id: string): string | null {
-  const lower = id.toLowerCase();
-  return LOWER_CASE_UUID_V4.test(lower) ? lower : null;
-}
-
-function toEntry(row: CardRow): StoredCardEntry {
-  return { cardId: row.card_id, quantity: row.quantity, zoneId: row.zone_id };
-}
-
-function toDeck(row: DeckRow, cards: StoredCardEntry[]): StoredDeck {
-  return {
-    id: row.id,
-    gameId: row.game_id as GameSlug,
-    name: row.name,
-    ownerDisplayName: row.owner_display_name,
-    visibility: row.visibility as Visibility,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    copyCount: row.copy_count,
-    viewCount: row.view_count,
-    likeCount: row.like_count,
-    cards,
-  };
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { VERSION_PATTERN } from '@snapdeck/snapshot';
 import { STORE_ID_PATTERN, partRefSchema, storeManifestSchema, type PartRef, type StorePart } from './layout.ts';
+import type { ResolvedDeckCache } from '../decks/resolved-cache.ts';
 import { FollowedView, OpenPart } from './follower-view.ts';
 import { hasPart, tempName } from './parts.ts';
 import { positionOf, type StorePosition } from './version-order.ts';
@@ -73,15 +74,16 @@ export class CacheFolder {
 
   /**
    * The record and, when its part files are all there, the view it names (opened; its decks part
-   * handed to `onDecksDisposed` once no view uses it). Throws when the record is unreadable.
+   * handed to `onDecksDisposed` once no view uses it; its decks' zones kept in `zones`). Throws when
+   * the record is unreadable.
    */
-  async openSaved(onDecksDisposed: (part: OpenPart) => void): Promise<{ saved: LocalRecord; view: FollowedView | null } | null> {
+  async openSaved(onDecksDisposed: (part: OpenPart) => void, zones: ResolvedDeckCache): Promise<{ saved: LocalRecord; view: FollowedView | null } | null> {
     const saved = await this.read();
     if (saved === null) return null;
     const { auth, decks } = saved.parts;
     if (!(await hasPart(this.partFile('auth', auth), auth)) || !(await hasPart(this.partFile('decks', decks), decks))) return { saved, view: null };
     const deckPart = Object.assign(new OpenPart('decks', decks, this.partFile('decks', decks)), { onDisposed: onDecksDisposed });
-    return { saved, view: new FollowedView(new OpenPart('auth', auth, this.partFile('auth', auth)), deckPart, saved.position, saved.decksVersion) };
+    return { saved, view: new FollowedView(new OpenPart('auth', auth, this.partFile('auth', auth)), deckPart, saved.position, saved.decksVersion, zones) };
   }
 
   /** Replaces the record (written beside it, flushed, renamed into place: never half written). */

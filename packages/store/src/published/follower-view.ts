@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DECK_CURSOR_SECRET } from '../decks/secret.ts';
+import type { ResolvedDeckCache } from '../decks/resolved-cache.ts';
 import { DeckStore } from '../decks/store.ts';
 import { KeyStore } from '../keys/store.ts';
 import type { StoreLease, StoreView } from '../source.ts';
@@ -48,11 +49,14 @@ export class FollowedView implements StoreView {
   readonly decks: DeckStore;
   readonly cursorKey: Buffer;
 
-  /** `position`: the version whose keys and tokens these are; `decksVersion`: the one whose decks. */
-  constructor(readonly auth: OpenPart, readonly deckPart: OpenPart, readonly position: StorePosition, readonly decksVersion: string) {
+  /**
+   * `position`: the version whose keys and tokens these are; `decksVersion`: the one whose decks.
+   * `zones`: the follower's, shared by all its views (a deck keeps its zones until its updatedAt changes).
+   */
+  constructor(readonly auth: OpenPart, readonly deckPart: OpenPart, readonly position: StorePosition, readonly decksVersion: string, zones: ResolvedDeckCache) {
     this.keys = new KeyStore(auth.db);
     const token = auth.db.prepare<[string], { deck_id: string; expires_at: number | null }>('SELECT deck_id, expires_at FROM deck_tokens WHERE token_hash = ?');
-    this.decks = new DeckStore(deckPart.db, { tokens: (hash) => token.get(hash) });
+    this.decks = new DeckStore(deckPart.db, { tokens: (hash) => token.get(hash), zones });
     const secret = deckPart.db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?').get(DECK_CURSOR_SECRET);
     if (!secret) throw new Error(`the decks part ${deckPart.ref.sha256} has no listing cursor key`);
     this.cursorKey = Buffer.from(secret.value, 'base64url');

@@ -1,5 +1,6 @@
 import { OPERATOR_DEFAULTS } from '@snapdeck/contract';
 import { readPointer, watchStorage, type StorageDriver } from '@snapdeck/snapshot';
+import { ResolvedDeckCache } from '../decks/resolved-cache.ts';
 import { StoreUnavailableError, type StoreLease, type StoreRefusal, type StoreSource, type StoreStatus } from '../source.ts';
 import { DamagedObjects, OutageLog, Refusals, WaitingOutDamage, followerStatus } from './follower-health.ts';
 import type { StoreFollowerOptions } from './follower-options.ts';
@@ -56,6 +57,7 @@ export class StoreFollower implements StoreSource {
   private readonly decksFiles: DecksFiles;
   private readonly driver: StorageDriver; // polls (pointer, manifest): each read bounded by the poll timeout
   private readonly downloads: StorageDriver; // parts: longer than a poll may take; the client's idle timeout bounds them
+  private readonly zones = new ResolvedDeckCache(); // every view's decks keep their zones until their updatedAt changes
 
   constructor(driver: StorageDriver, private readonly options: StoreFollowerOptions = {}) {
     this.driver = options.polls ?? watchStorage(driver, { timeoutMs: options.pollTimeoutMs ?? OPERATOR_DEFAULTS.storePollTimeoutMs });
@@ -78,7 +80,7 @@ export class StoreFollower implements StoreSource {
   }
 
   private async loadFromCache(): Promise<void> {
-    const found = await this.cache.openSaved((disposed) => this.decksFiles.keep(disposed));
+    const found = await this.cache.openSaved((disposed) => this.decksFiles.keep(disposed), this.zones);
     // Remembered even when its files are gone: an older pointer stays refused after a restart.
     if (found) this.served = found.saved.position;
     const view = found?.view;
@@ -171,14 +173,14 @@ export class StoreFollower implements StoreSource {
       throw error;
     });
     await this.install((now) => {
-      if (!now) return new FollowedView(auth, decks!, position, version);
+      if (!now) return new FollowedView(auth, decks!, position, version, this.zones);
       if (now.deckPart.ref.sha256 === manifest.parts.decks.sha256) {
         this.wantedDecks = null;
-        return new FollowedView(auth, now.deckPart, position, version);
+        return new FollowedView(auth, now.deckPart, position, version, this.zones);
       }
       // Keys and tokens now; the decks when they have arrived (the auth part does not depend on them).
       this.wantedDecks = manifest;
-      return new FollowedView(auth, now.deckPart, position, now.decksVersion);
+      return new FollowedView(auth, now.deckPart, position, now.decksVersion, this.zones);
     });
     this.resumeDecks();
     if (!current) this.prepareSpare();
@@ -191,7 +193,7 @@ export class StoreFollower implements StoreSource {
     if (now && !this.wantedDecks && !this.decksDownload && now.decksVersion !== now.version) {
       const manifest = await this.manifest(now.version);
       if (manifest.parts.decks.sha256 !== now.deckPart.ref.sha256) this.wantedDecks = manifest;
-      else await this.install((latest) => (latest === now ? new FollowedView(now.auth, now.deckPart, now.position, now.version) : null));
+      else await this.install((latest) => (latest === now ? new FollowedView(now.auth, now.deckPart, now.position, now.version, this.zones) : null));
     }
     this.resumeDecks();
   }
@@ -210,7 +212,7 @@ export class StoreFollower implements StoreSource {
           if (!now || this.closed || named?.parts.decks.sha256 !== ref.sha256) return null;
           this.wantedDecks = null;
           installed = true;
-          return new FollowedView(now.auth, decks, now.position, named.version);
+          return new FollowedView(now.auth, decks, now.position, named.version, this.zones);
         });
         if (!installed) {
           if (this.current?.deckPart.file === decks.file) decks.db.close();
