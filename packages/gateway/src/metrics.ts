@@ -163,7 +163,7 @@ export class GatewayMetrics implements RequestObserver {
     if (quota?.degraded !== undefined) {
       new Gauge({
         name: 'snapdeck_quota_degraded',
-        help: '1 while Redis is unreachable and quotas are counted per process, else 0',
+        help: '1 while Redis is unreachable, or its clock is ahead of this host\'s, and quotas are counted per process, else 0',
         registers,
         collect() {
           this.set(quota.degraded ? 1 : 0);
