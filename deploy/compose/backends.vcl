@@ -1,7 +1,7 @@
 #
 # The gateways of compose.yaml, for Varnish in the same compose project: the shipped
 # deploy/varnish/backends.vcl with each backend at its service name (gateway-1, gateway-2) on
-# the port the image listens on (8787). Nothing else differs (test/containers/compose.container.ts
+# the port the image listens on (8787). Nothing else differs (test/deploy-containers.test.ts
 # compares the two files). compose.yaml mounts it beside the shipped snapdeck.vcl.
 #
 

@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idGenerator } from '../helpers/decks.ts';
@@ -206,7 +207,7 @@ describe('the image and compose.yaml, with real containers', () => {
     ok(await podman(['start', container('gateway-2')]), 'podman start gateway-2');
   }, 180_000);
 
-  it('a volume the image cannot write, and a missing writer database: one line each, exit 1', async () => {
+  it('a volume the image cannot write, a missing writer database, a taken port: one line each, exit non-zero', async () => {
     const locked = join(work.dir, 'root-owned');
     await mkdir(locked, { mode: 0o755 });
     const lockedRun = await podman(['run', '--rm', '--no-healthcheck', '--read-only', '-v', `${locked}:/var/lib/snapdeck`, IMAGE, 'keys', 'create', '--name', 'x', '--db', '/var/lib/snapdeck/writer.db']);
@@ -215,7 +216,15 @@ describe('the image and compose.yaml, with real containers', () => {
     const missing = await podman(['run', '--rm', '--no-healthcheck', '--read-only', IMAGE, 'keys', 'list', '--db', '/var/lib/snapdeck/writer.db']);
     expect(missing.code).toBe(1);
     expect(missing.stderr.trim()).toBe('snapdeck keys list: database /var/lib/snapdeck/writer.db does not exist: give --db the path of an existing database (`keys create` and `decks import` create one)');
-    note('wrong volume and missing database refused', lockedRun.ms + missing.ms);
+    // A host port another process holds: the engine refuses to start the container, naming it.
+    const held = createServer();
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    const port = (held.address() as { port: number }).port;
+    const taken = await podman(['run', '--rm', '-d', '--no-healthcheck', '-p', `127.0.0.1:${port}:8787`, IMAGE]);
+    await new Promise((resolve) => held.close(resolve));
+    expect(taken.code).not.toBe(0);
+    expect(taken.stderr).toMatch(new RegExp(`127\\.0\\.0\\.1:${port}: bind: address already in use`));
+    note('wrong volume, missing database, taken port refused', lockedRun.ms + missing.ms + taken.ms, taken.stderr.trim().split('\n').at(-1));
   }, 120_000);
 
   it('`down`, then `up` again: the writer\'s volume kept every key and deck', async () => {
