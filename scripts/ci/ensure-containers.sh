@@ -15,8 +15,9 @@
 #      docker.io/library/node:<26>-bookworm       the same on the tools root below (the build stage)
 #      docker.io/library/redis:7-bookworm         Debian's redis-server (7.0), run as user redis
 #      docker.io/library/varnish:7.1              Debian's varnish (7.1, what the VCL is tested with)
-#    The tools root holds python3, make and g++ (better-sqlite3 is compiled in the build stage),
-#    redis-server and varnish. The Node version is the 26 line of scripts/ci/node-versions.
+#    The tools root is the minbase root with, from Debian by its apt, python3, make and g++
+#    (better-sqlite3 is compiled in the build stage), redis-server and varnish. The Node version
+#    is the 26 line of scripts/ci/node-versions.
 #    SNAPDECK_CONTAINER_BASES=rebuild makes them again.
 set -euo pipefail
 
@@ -80,6 +81,21 @@ debian_root() {
   say "$tag: $((SECONDS - began)) s"
 }
 
+# The tools root: the minbase root with Debian's packages the build stage and the services need,
+# installed by its apt (the essential packages are not unpacked a second time).
+tools_root() {
+  local began=$SECONDS
+  work
+  mkdir -p "$WORK/tools"
+  printf '%s\n' "FROM $MINBASE" \
+    'RUN apt-get update -qq \' \
+    ' && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 make g++ redis-server varnish >/dev/null \' \
+    ' && rm -rf /var/lib/apt/lists/*' >"$WORK/tools/Containerfile"
+  say "making $TOOLS: $MINBASE with python3, make, g++, redis-server and varnish"
+  podman build --quiet --pull=never -t "$TOOLS" "$WORK/tools" >/dev/null
+  say "$TOOLS: $((SECONDS - began)) s"
+}
+
 # Node.js and npm as the official image lays them out (/usr/local), and its user node (uid 1000).
 node_files() {
   [ -d "$WORK/node" ] && return
@@ -119,7 +135,7 @@ service_image() {
 }
 
 have "$MINBASE" || debian_root "$MINBASE" ca-certificates,libstdc++6,libatomic1
-have "$TOOLS" || debian_root "$TOOLS" ca-certificates,libstdc++6,libatomic1,python3,make,g++,redis-server,varnish
+have "$TOOLS" || tools_root
 have "$NODE_SLIM" || node_image "$NODE_SLIM" "$MINBASE"
 have "$NODE_FULL" || node_image "$NODE_FULL" "$TOOLS"
 have "$REDIS" || service_image "$REDIS" $'USER redis\nCMD ["redis-server"]'
