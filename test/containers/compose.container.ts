@@ -163,10 +163,10 @@ describe('the image and compose.yaml, with real containers', () => {
     for (const service of ['gateway-1', 'gateway-2']) {
       const inspect = JSON.parse((await podman(['inspect', container(service)])).stdout)[0];
       expect(inspect.HostConfig.ReadonlyRootfs, service).toBe(true);
-      const inside = await podman(['exec', container(service), 'sh', '-c', 'id -u; id -g; touch /opt/snapdeck/x 2>&1 || true; touch /tmp/x && echo tmp-ok; node /opt/snapdeck/deploy/container/healthcheck.mjs && echo healthy']);
+      const inside = await podman(['exec', container(service), 'sh', '-c', 'id -u; id -g; touch /opt/snapdeck/x 2>&1 || true; touch /tmp/x && echo tmp-ok; node /opt/snapdeck/deploy/container/healthcheck.mjs && echo healthy; snapdeck --version']);
       expect(inside.stdout.split('\n').slice(0, 2)).toEqual(['1000', '1000']);
       expect(inside.stdout).toMatch(/Read-only file system/);
-      expect(inside.stdout).toMatch(/tmp-ok\nhealthy/);
+      expect(inside.stdout).toMatch(/tmp-ok\nhealthy\nsnapdeck \d+\.\d+\.\d+ \(commit \S+, Node\.js v26\./);
       expect((await podman(['top', container(service), 'user', 'args'])).stdout).toMatch(/^node\s+node \/opt\/snapdeck\/packages\/cli\/bin\/snapdeck\.js serve/m);
     }
     // No dev dependency, test, catalog, checkout file or build-time npm setting in the image.
