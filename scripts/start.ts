@@ -4,6 +4,7 @@
  * and a demo key, then serves on 127.0.0.1:8787 and prints curl lines that work as printed.
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GAME_SLUGS, OPERATOR_DEFAULTS, SEARCH_INDEX_NAMES, SEARCH_PATHS } from '@snapdeck/contract';
@@ -20,9 +21,22 @@ const demoKeyFile = join(root, 'data', 'demo-key.txt');
 const port = Number(process.env.PORT ?? OPERATOR_DEFAULTS.port);
 const host = process.env.HOST ?? OPERATOR_DEFAULTS.host;
 
+function portTaken(): never {
+  console.error(`npm start: port ${port} on ${host} is taken (another process listens there): pick another, e.g. PORT=${port === 65535 ? port - 1 : port + 1} npm start`);
+  process.exit(1);
+}
+
 function newestMtime(files: string[]): number {
   return Math.max(...files.map((file) => (existsSync(file) ? statSync(file).mtimeMs : Infinity)));
 }
+
+// 0. The port, before anything is built or written: taken, it is one line naming the way out
+// and exit 1 (not a stack trace after the build).
+await new Promise<void>((resolvePort, reject) => {
+  const probe = createServer()
+    .once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? portTaken() : reject(error)))
+    .listen(port, host, () => probe.close(() => resolvePort()));
+});
 
 // 1. The default catalog (seeded, so every clone gets the same cards).
 ensureDefaultCatalog(catalogDir);
@@ -51,8 +65,8 @@ const demo = await seedDemo(db);
 db.close();
 const sampleCardId = (JSON.parse(readFileSync(join(catalogDir, 'digimon.jsonl'), 'utf8').split('\n', 1)[0]!) as { id: string }).id;
 
-// 4. Serve.
-const gateway = await startGateway({ port, host, snapshots: snapshotsDir, db: dbFile });
+// 4. Serve (the port taken since step 0: the same line).
+const gateway = await startGateway({ port, host, snapshots: snapshotsDir, db: dbFile }).catch((error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? portTaken() : Promise.reject(error)));
 const base = `${gateway.url}/v1`;
 console.log(`
 snapdeck is serving ${base}  (Ctrl-C to stop)

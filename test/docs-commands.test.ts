@@ -30,7 +30,11 @@ import { createProgram } from '@snapdeck/cli';
 import { ROOT, markdownFiles } from './helpers/readme-guide.ts';
 
 /** Blocks another test runs line by line: the file, the heading the block follows, and the test. */
-const RUN_ELSEWHERE = [{ file: 'docs/operators/day-one.md', heading: '# Day one, step by step', test: 'test/operator-guide.test.ts' }];
+const RUN_ELSEWHERE = [
+  { file: 'docs/operators/day-one.md', heading: '# Day one, step by step', test: 'test/operator-guide.test.ts' },
+  // Run with podman and podman-compose by `npm run test:containers` (.ci/run), outside `npm test`.
+  { file: 'docs/operators/containers.md', heading: '## The whole topology, step by step', test: 'test/containers/compose.container.ts' },
+];
 
 /** Environment variables of the AWS SDK (not read by snapdeck's sources, but by the SDK it uses). */
 const AWS_VARIABLES = new Set(['AWS_REGION', 'AWS_PROFILE', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']);

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { OPERATOR_DEFAULTS, OperatorError, QUOTA_MAX } from '@snapdeck/contract';
 import { parseHitsPerPageList } from '@snapdeck/snapshot';
@@ -66,7 +67,31 @@ export function checkDatabase(command: Command, err: (text: string) => void): vo
   if (use === 'existing') {
     throw new OperatorError(`database ${path} does not exist: give --db the path of an existing database (\`keys create\` and \`decks import\` create one)`);
   }
+  // A folder this process cannot write (a volume owned by another user, say) is said as such
+  // here, not as SQLite's "unable to open database file" after the line below.
+  if (existsSync(dirname(path))) checkWritableFolder(dirname(path), `the database ${path}: its folder`);
   err(`creating a new database at ${path}\n`);
+}
+
+/**
+ * Refuses, in one line, a folder this process cannot write: what a container's volume owned by
+ * another user, or a read-only filesystem, would otherwise fail with later (a gateway's store
+ * download, a new database). A folder that does not exist yet is left to the command, which
+ * creates it.
+ */
+export function checkWritableFolder(folder: string, what: string): void {
+  if (!existsSync(folder)) return;
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new OperatorError(`${what} ${folder} is not writable by this process (${processUser()}${code === 'EROFS' ? ', on a read-only filesystem' : ''}): mount a volume there that ${processUser()} may write, or give another folder`);
+  }
+}
+
+/** `uid 1000, gid 1000`: who this process writes as, for messages about folders it cannot write. */
+export function processUser(): string {
+  return process.getuid && process.getgid ? `uid ${process.getuid()}, gid ${process.getgid()}` : 'this user';
 }
 
 /** `--store-poll-ms` → SNAPDECK_STORE_POLL_MS. */

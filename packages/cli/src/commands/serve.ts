@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { GAME_SLUGS, MIB, OPERATOR_DEFAULTS, OperatorError } from '@snapdeck/contract';
 import type { SnapshotReader } from '@snapdeck/snapshot';
 import type { Deprecation } from '@snapdeck/gateway';
-import { dbOption, nonNegativeInteger, optionsFromEnvironment, positiveInteger, quota } from '../options.ts';
+import { checkWritableFolder, dbOption, nonNegativeInteger, optionsFromEnvironment, positiveInteger, quota } from '../options.ts';
 import { outputOf } from '../output.ts';
 import { checkStoreLocation } from '../store-location.ts';
 
@@ -97,6 +97,7 @@ Examples:
       const { loadDeprecations, redactRedisUrl, startGateway } = await import('@snapdeck/gateway');
       // A wrong file stops the start-up with the problems listed (main.ts prints the message).
       const deprecations: Deprecation[] | undefined = options.deprecations ? await loadDeprecations(options.deprecations) : undefined;
+      if (options.cacheDir !== undefined) checkWritableFolder(options.cacheDir, '--cache-dir');
       const gateway = await startGateway({
         port: options.port,
         host: options.host,
@@ -112,6 +113,10 @@ Examples:
         redis: options.redis,
         maxConnections: options.maxConnections,
         deprecations,
+      }).catch((error: NodeJS.ErrnoException) => {
+        // Another process on the port: one line naming the way out (main.ts prints it, exit 1).
+        if (error.code === 'EADDRINUSE') throw new OperatorError(`port ${options.port} on ${options.host} is taken (another process listens there): pick another with --port N (or SNAPDECK_PORT=N)`);
+        throw error;
       });
       const { err } = outputOf(command);
       err(
