@@ -57,6 +57,8 @@ afterAll(async () => {
   if (env.CONTAINERS_CONF) {
     await scanGatewayLogs();
     await compose(['down', '-v'], 180_000);
+    // podman-compose 1.0.3 leaves the project's network (and its subnet) behind.
+    await podman(['network', 'rm', `${project}_default`]);
   }
   await work?.cleanup();
   console.log(`container test timeline (project ${project}, ${new Date().toISOString()}):\n${timeline.join('\n')}`);
