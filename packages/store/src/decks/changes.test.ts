@@ -8,7 +8,7 @@ import { deck, line, newId, tempDeckStorePerTest } from '../../../../test/helper
 
 const t = tempDeckStorePerTest();
 const key = () => getOrCreateSecret(t.db, DECK_CURSOR_SECRET);
-const feed = () => DeckChangeFeed.of(t.db)!;
+const feed = () => DeckChangeFeed.of(t.db);
 
 /** Every page from `since` to the end, as [id, change] pairs, and the last cursor. */
 function follow(since: string, limit = 1000): { changes: Array<[string, string]>; cursor: string; pages: number } {

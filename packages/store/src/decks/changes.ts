@@ -34,36 +34,39 @@ interface LogRow {
 }
 
 /** Statements per database (a gateway's view opens a part once and keeps it until replaced). */
-const feeds = new WeakMap<Db, DeckChangeFeed | null>();
+const feeds = new WeakMap<Db, DeckChangeFeed>();
 
 export class DeckChangeFeed {
-  private readonly upserts;
-  private readonly removals;
-  private readonly log;
+  /** Null for a database written before the feed existed (a store published by an older writer). */
+  private readonly statements;
 
-  /** The feed of `db`, or null for a database written before the feed existed (no deck_change_log). */
-  static of(db: Db): DeckChangeFeed | null {
+  static of(db: Db): DeckChangeFeed {
     let feed = feeds.get(db);
-    if (feed === undefined) {
-      const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'deck_change_log'").get() !== undefined;
-      feed = exists ? new DeckChangeFeed(db) : null;
-      feeds.set(db, feed);
-    }
+    if (!feed) feeds.set(db, (feed = new DeckChangeFeed(db)));
     return feed;
   }
 
   private constructor(db: Db) {
-    this.upserts = db.prepare<[string, number, number], UpsertRow>(
-      "SELECT change_seq AS s, id, updated_at FROM decks INDEXED BY decks_public_changes WHERE visibility = 'public' AND game_id = ? AND change_seq > ? ORDER BY change_seq LIMIT ?",
-    );
-    this.removals = db.prepare<[string, number, number], RemovalRow>(
-      'SELECT seq AS s, deck_id AS id FROM deck_removals INDEXED BY deck_removals_game WHERE game_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-    );
-    this.log = db.prepare<[string], LogRow>('SELECT head, pruned_through, (SELECT value FROM settings WHERE name = ?) AS epoch FROM deck_change_log');
+    const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'deck_change_log'").get() !== undefined;
+    this.statements = exists
+      ? {
+          upserts: db.prepare<[string, number, number], UpsertRow>(
+            "SELECT change_seq AS s, id, updated_at FROM decks INDEXED BY decks_public_changes WHERE visibility = 'public' AND game_id = ? AND change_seq > ? ORDER BY change_seq LIMIT ?",
+          ),
+          removals: db.prepare<[string, number, number], RemovalRow>(
+            'SELECT seq AS s, deck_id AS id FROM deck_removals INDEXED BY deck_removals_game WHERE game_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+          ),
+          log: db.prepare<[string], LogRow>('SELECT head, pruned_through, (SELECT value FROM settings WHERE name = ?) AS epoch FROM deck_change_log'),
+        }
+      : null;
   }
 
+  /**
+   * An older writer's store has recorded nothing: epoch "0", head 0, and every page empty; its
+   * cursors answer 410 once the writer is upgraded (the migration draws a random epoch).
+   */
   private state(): LogRow {
-    return this.log.get(DECK_CHANGES_EPOCH) ?? { head: 0, pruned_through: 0, epoch: null };
+    return this.statements?.log.get(DECK_CHANGES_EPOCH) ?? { head: 0, pruned_through: 0, epoch: null };
   }
 
   /**
@@ -81,12 +84,13 @@ export class DeckChangeFeed {
     // This gateway serves a version older than the one that issued the cursor: nothing yet, more
     // to come (the version the cursor came from has changes this one does not know).
     if (head < from.watermark) return { ok: true, page: { changes: [], cursor: since, hasMore: true } };
+    if (!this.statements) return { ok: true, page: { changes: [], cursor: since, hasMore: false } };
     return { ok: true, page: this.after(game, from.position, limit, head, cursorAt) };
   }
 
   private after(game: GameSlug, position: number, limit: number, head: number, cursorAt: (position: number, watermark: number) => string): DeckChangesPage {
-    const ups = this.upserts.all(game, position, limit + 1);
-    const gone = this.removals.all(game, position, limit + 1);
+    const ups = this.statements!.upserts.all(game, position, limit + 1);
+    const gone = this.statements!.removals.all(game, position, limit + 1);
     // Merge by change number; the page ends after `limit` entries.
     const taken: Array<{ s: number; change: DeckChange }> = [];
     let u = 0;
@@ -139,6 +143,8 @@ export function pruneDeckChanges(db: Db, keepDays: number, now: number = Date.no
     if (newest !== null) {
       removed = db.prepare('DELETE FROM deck_removals WHERE seq <= ?').run(newest).changes;
       db.prepare('UPDATE deck_change_log SET pruned_through = MAX(pruned_through, ?)').run(newest);
+      // The decks part changed: the next publish sends it (the generation triggers watch the decks table only).
+      db.prepare("UPDATE store_generations SET generation = generation + 1 WHERE part = 'decks'").run();
     }
     const prunedThrough = db.prepare<[], { p: number }>('SELECT pruned_through AS p FROM deck_change_log').get()!.p;
     return { removed, prunedThrough };
