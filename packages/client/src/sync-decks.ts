@@ -50,6 +50,8 @@ export interface DeckSyncOptions {
   behindWaitMs?: number;
   /** Enumerations restarted after 400 `Invalid cursor` of the listing before giving up (default 3). */
   maxRestarts?: number;
+  /** Changes per page of the feed (default and most: 1000). */
+  limit?: number;
 }
 
 export interface DeckSyncApi {
@@ -78,17 +80,26 @@ export class DeckSync implements AsyncIterable<DeckSyncEvent> {
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<DeckSyncEvent> {
-    let from = this.checkpoint;
-    if (from !== null) {
+    let reason: 'first sync' | 'checkpoint gone' | null = 'first sync';
+    if (this.checkpoint !== null) {
       try {
-        from = yield* this.follow(from);
+        yield* this.follow(this.checkpoint);
+        reason = null;
       } catch (error) {
         if (!(error instanceof GoneError)) throw error;
-        from = null;
-        yield* this.enumerate('checkpoint gone');
+        reason = 'checkpoint gone';
       }
-    } else {
-      yield* this.enumerate('first sync');
+    }
+    // An enumeration's cursor of now may itself go out of date before the feed is read (a publish
+    // that prunes removals lands during a long first sync): enumerate again, as after any 410.
+    for (let restarts = 0; reason !== null; restarts++) {
+      try {
+        yield* this.enumerate(reason);
+        reason = null;
+      } catch (error) {
+        if (!(error instanceof GoneError) || restarts >= (this.options.maxRestarts ?? 3)) throw error;
+        reason = 'checkpoint gone';
+      }
     }
     yield { type: 'checkpoint', checkpoint: this.checkpoint! };
   }
@@ -125,7 +136,7 @@ export class DeckSync implements AsyncIterable<DeckSyncEvent> {
     let waited = 0;
     const behindWaitMs = this.options.behindWaitMs ?? 10_000;
     for (;;) {
-      const page = await this.counted(this.api.getDeckChanges(this.game, { since: cursor, limit: DECK_CHANGES_LIMIT.max }));
+      const page = await this.counted(this.api.getDeckChanges(this.game, { since: cursor, limit: this.options.limit ?? DECK_CHANGES_LIMIT.max }));
       if (page.changes.length === 0 && page.hasMore) {
         // This gateway is behind the one that issued the cursor: ask again shortly, or stop here.
         this.progress.behind += 1;

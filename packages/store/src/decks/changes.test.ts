@@ -61,6 +61,21 @@ describe('the deck change feed (store)', () => {
     expect(follow(before).changes).toEqual([[moved.id, 'removed']]);
   });
 
+  it('an import that leaves a deck private, or deletes one it made public, leaves no trace; one that removes a deck public before it does', async () => {
+    const before = deck();
+    await importDecks(t.db, [line(before)]);
+    const cursor = now();
+    const brief = deck();
+    const gone = deck();
+    await importDecks(t.db, [
+      line(brief), line({ ...brief, visibility: 'private' }),
+      line(gone), line({ id: gone.id, deleted: true }),
+      line({ ...before, name: 'edited' }), line({ ...before, visibility: 'private' }),
+    ]);
+    expect(follow(cursor).changes).toEqual([[before.id, 'removed']]);
+    expect(t.db.prepare('SELECT COUNT(*) FROM deck_removals').pluck().get()).toBe(1);
+  });
+
   it('pages of `limit` changes end where the next begins; the last cursor is the head', async () => {
     const cursor = now();
     const decks = Array.from({ length: 25 }, () => deck());

@@ -123,6 +123,21 @@ export class DeckChangeFeed {
   }
 }
 
+/** The commit-order number of the last change (an import notes it before writing: dropTransientRemovals). */
+export function deckChangesHead(db: Db): number {
+  return db.prepare<[], number>('SELECT head FROM deck_change_log').pluck().get() ?? 0;
+}
+
+/**
+ * Inside an import's transaction, before it commits: drops the removals of decks that were not
+ * public before the import began (made public, then private, deleted or moved, by lines of the
+ * same file). Nobody could have seen them public: they are not in the feed (decisions.md: an
+ * import that leaves a deck private is not).
+ */
+export function dropTransientRemovals(db: Db, headBefore: number): void {
+  db.prepare('DELETE FROM deck_removals WHERE seq > ? AND public_seq > ?').run(headBefore, headBefore);
+}
+
 export interface PruneResult {
   /** Removals pruned. */
   removed: number;
