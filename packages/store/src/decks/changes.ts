@@ -123,9 +123,13 @@ export class DeckChangeFeed {
   }
 }
 
-/** The commit-order number of the last change (an import notes it before writing: dropTransientRemovals). */
-export function deckChangesHead(db: Db): number {
-  return db.prepare<[], number>('SELECT head FROM deck_change_log').pluck().get() ?? 0;
+/**
+ * The commit-order number of the last change (an import notes it before writing:
+ * dropTransientRemovals); null for a database without the feed (opened with older migrations).
+ */
+export function deckChangesHead(db: Db): number | null {
+  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'deck_change_log'").get() !== undefined;
+  return exists ? (db.prepare<[], number>('SELECT head FROM deck_change_log').pluck().get() ?? 0) : null;
 }
 
 /**
@@ -134,7 +138,8 @@ export function deckChangesHead(db: Db): number {
  * same file). Nobody could have seen them public: they are not in the feed (decisions.md: an
  * import that leaves a deck private is not).
  */
-export function dropTransientRemovals(db: Db, headBefore: number): void {
+export function dropTransientRemovals(db: Db, headBefore: number | null): void {
+  if (headBefore === null) return;
   db.prepare('DELETE FROM deck_removals WHERE seq > ? AND public_seq > ?').run(headBefore, headBefore);
 }
 

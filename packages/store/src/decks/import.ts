@@ -105,7 +105,7 @@ function writer(db: Db, bulkMinDecks: number, onChange: ((deckId: string) => voi
   const touched = new Set<number>();
   let dropped: { name: string; sql: string }[] = [];
   /** The deck change feed's last number before this import (changes.ts). */
-  let changesBefore = 0;
+  let changesBefore: number | null = null;
 
   function maybeEnterBulkMode(): void {
     if (dropped.length > 0 || written < bulkMinDecks || written < decksBefore / 5) return;
