@@ -31,6 +31,7 @@ import { casesFor, fcParams } from '../helpers/cases.ts';
 import { writeGeneratedCatalog } from '../helpers/catalog.ts';
 import { idGenerator, iso } from '../helpers/decks.ts';
 import { tempDir } from '../helpers/harness.ts';
+import { SLOTS, step, type Gateway, type Line, type Step, type When } from '../helpers/deck-feed-steps.ts';
 
 const FILE = 'test/generated/deck-feed-model.test.ts';
 const GAME = 'gundam';
@@ -39,49 +40,7 @@ const HOUR = 3_600_000;
 const T0 = Date.parse('2026-11-20T22:00:00.000Z');
 const POOL = idGenerator(4404);
 /** The deck ids of every sequence: a deck deleted may be created again with the same id. */
-const IDS = Array.from({ length: 8 }, POOL);
-
-type When = 'earliest' | 'equal' | 'future' | 'later' | 'random';
-type Line = { slot: number; op: 'upsert'; visibility: 'public' | 'private'; when: When; moved: boolean } | { slot: number; op: 'delete' };
-type Gateway = 'A' | 'B';
-type Step =
-  | { kind: 'import'; lines: Line[] }
-  | { kind: 'publish'; advance: Gateway | 'both' | 'none' }
-  | { kind: 'advance'; gateway: Gateway }
-  | { kind: 'prune'; keepDays: number; aheadDays: number }
-  | { kind: 'sync'; gateway: Gateway; key: 'full' | 'browse' | 'none'; advanceAfter: number | null; limit: number };
-
-const line: fc.Arbitrary<Line> = fc.oneof(
-  {
-    weight: 4,
-    arbitrary: fc.record({
-      slot: fc.nat({ max: IDS.length - 1 }),
-      op: fc.constant('upsert' as const),
-      visibility: fc.constantFrom('public' as const, 'public' as const, 'private' as const),
-      when: fc.constantFrom<When>('earliest', 'equal', 'future', 'later', 'random'),
-      moved: fc.boolean().map((b) => b && Math.random() < 0.3),
-    }),
-  },
-  { weight: 1, arbitrary: fc.record({ slot: fc.nat({ max: IDS.length - 1 }), op: fc.constant('delete' as const) }) },
-);
-
-const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.array(line, { minLength: 1, maxLength: 4 }).map((lines) => ({ kind: 'import' as const, lines })) },
-  { weight: 3, arbitrary: fc.constantFrom<Gateway | 'both' | 'none'>('A', 'B', 'both', 'none').map((advance) => ({ kind: 'publish' as const, advance })) },
-  { weight: 1, arbitrary: fc.constantFrom<Gateway>('A', 'B').map((gateway) => ({ kind: 'advance' as const, gateway })) },
-  { weight: 1, arbitrary: fc.record({ keepDays: fc.nat({ max: 2 }), aheadDays: fc.nat({ max: 4 }) }).map((p) => ({ kind: 'prune' as const, ...p })) },
-  {
-    weight: 4,
-    arbitrary: fc
-      .record({
-        gateway: fc.constantFrom<Gateway>('A', 'B'),
-        key: fc.constantFrom('full' as const, 'full' as const, 'full' as const, 'full' as const, 'full' as const, 'browse' as const, 'none' as const),
-        advanceAfter: fc.option(fc.integer({ min: 1, max: 4 }), { freq: 3 }),
-        limit: fc.constantFrom(1, 2, 1000),
-      })
-      .map((s) => ({ kind: 'sync' as const, ...s })),
-  },
-);
+const IDS = Array.from({ length: SLOTS }, POOL);
 
 interface ModelDeck {
   game: string;
