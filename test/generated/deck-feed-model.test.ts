@@ -282,4 +282,33 @@ describe('the deck change feed against a model of imports, publishes and two gat
       fcParams(FILE, casesFor(0.1, 20)),
     );
   }, 3_600_000);
+
+  it('a sync through a gateway behind the cursor waits for it to catch up, then ends at the newest version', async () => {
+    await importStep([{ slot: 0, op: 'upsert', visibility: 'public', when: 'later', moved: false }]);
+    await publish();
+    await advance('A');
+    await advance('B');
+    const partner: Partner = { checkpoint: null, copy: new Map(), version: null };
+    await syncStep(partner, { kind: 'sync', gateway: 'A', key: 'full', advanceAfter: null, limit: 1000 });
+    await importStep([{ slot: 1, op: 'upsert', visibility: 'public', when: 'earliest', moved: false }, { slot: 0, op: 'delete' }]);
+    await publish();
+    await advance('A');
+    await syncStep(partner, { kind: 'sync', gateway: 'A', key: 'full', advanceAfter: null, limit: 1000 });
+    // One more version, which B has not loaded either: B is two versions behind the partner's checkpoint's.
+    await importStep([{ slot: 2, op: 'upsert', visibility: 'public', when: 'future', moved: false }, { slot: 1, op: 'upsert', visibility: 'private', when: 'later', moved: false }]);
+    await publish();
+    const client = new SnapdeckClient({ baseUrl: `${gateways.B.url}/v1`, apiKey: keys.full });
+    // Its answers say "more to come" until it catches up, 600 ms from now.
+    const catchingUp = new Promise((resolve) => setTimeout(resolve, 600)).then(() => advance('B'));
+    const sync = client.syncDecks(GAME, { checkpoint: partner.checkpoint, behindWaitMs: 5000 });
+    const copy = new Map(partner.copy);
+    for await (const event of sync) {
+      if (event.type === 'upsert') copy.set(event.deck.id, event.deck.updatedAt);
+      if (event.type === 'removed') copy.delete(event.id);
+    }
+    await catchingUp;
+    expect(sync.progress.behind).toBeGreaterThan(0);
+    expect(sync.progress).toMatchObject({ upserts: 1, removals: 1 });
+    expect(copy).toEqual(versions.get(latest)!.decks);
+  });
 });
