@@ -78,7 +78,7 @@ const met = { syncs: 0, refused: 0, firstSyncs: 0, gone: 0, behind: 0, midSyncAd
 const publicOf = (): Map<string, string> =>
   new Map([...decks].filter(([, d]) => d.game === GAME && d.visibility === 'public').map(([id, d]) => [id, iso(d.updatedAt)]));
 
-const timing = { publishMs: 0, advanceMs: 0, syncMs: 0, importMs: 0 };
+const timing = { publishMs: 0, advanceMs: 0 };
 async function publish(): Promise<void> {
   const t = performance.now();
   const result = await publishStore(writer, driver, { keep: 3, pruneMinAgeMs: 0 });
