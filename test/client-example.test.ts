@@ -59,7 +59,7 @@ describe('the mirroring example', () => {
     expect(await readFile(PAGE, 'utf8')).toContain(`\`\`\`ts\n${example.trimEnd()}\n\`\`\``);
   });
 
-  it('mirrors the catalog and the decks, then only what changed, removals included', async () => {
+  it('mirrors the catalog and the decks, then only what changed, removals and a late import included, without enumerating again', async () => {
     const nextId = idGenerator(77);
     const deck = (i: number, over: Partial<DeckLine> = {}): DeckLine => ({
       id: nextId(),
@@ -77,18 +77,19 @@ describe('the mirroring example', () => {
 
     const first = await runExample();
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stderr).toContain(`${GAME}: 70 decks synced, 70 known`);
+    expect(first.stderr).toContain(`${GAME}: 70 decks synced, 0 removed`);
     const cards = await jsonl(`${GAME}.cards.jsonl`);
     expect(cards.map((c) => c.id).sort()).toEqual(catalog.map((c) => c.id).sort());
     expect((await jsonl(`${GAME}.decks.jsonl`)).map((d) => d.id).sort()).toEqual(decks.map((d) => d.id).sort());
 
     const renamed = { ...decks[3]!, name: 'Renamed', updatedAt: iso(Date.parse('2026-05-01T00:00:00Z')) };
-    const added = deck(100, { updatedAt: iso(Date.parse('2026-05-01T00:00:00Z')) });
+    // Imported after the first run with an updatedAt older than everything it synced.
+    const added = deck(100, { createdAt: iso(Date.parse('2026-03-01T00:00:00Z')), updatedAt: iso(Date.parse('2026-03-01T00:00:00Z')) });
     await importLines(join(dir, 'snapdeck.db'), [renamed, added, { ...decks[8]!, visibility: 'private', updatedAt: renamed.updatedAt }, { id: decks[9]!.id, deleted: true }]);
 
     const second = await runExample();
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toContain(`${GAME}: 2 decks synced, 69 known`);
+    expect(second.stderr).toContain(`${GAME}: 2 decks synced, 2 removed`);
     const log = await jsonl(`${GAME}.decks.jsonl`);
     expect(log.slice(70).map((line) => (line.deleted ? `-${line.id}` : `${line.id} ${line.name}`)).sort()).toEqual(
       [`${renamed.id} Renamed`, `${added.id} Mirror 100`, `-${decks[8]!.id}`, `-${decks[9]!.id}`].sort(),
@@ -100,7 +101,7 @@ describe('the mirroring example', () => {
     expect(mirror.get(renamed.id)).toBe('Renamed');
 
     const third = await runExample();
-    expect(third.stderr).toContain(`${GAME}: 0 decks synced, 69 known`);
+    expect(third.stderr).toContain(`${GAME}: 0 decks synced, 0 removed`);
     expect((await jsonl(`${GAME}.decks.jsonl`)).length).toBe(log.length);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * @snapdeck/client, the partner kit, against a real gateway: full walks of every game at
  * several page sizes, a walk across a rebuild, a walk whose version is collected mid-way, deck
- * syncs across imports, removals found by enumeration, typed errors and what is (not) retried.
+ * syncs across imports (the change feed: removals and late imports), typed errors and what is (not) retried.
  * Quotas and stopped storage: test/client-faults.test.ts. The mirroring example of the partners'
  * docs: test/client-example.test.ts.
  */
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GAME_SLUGS, type GameSlug } from '@snapdeck/contract';
 import {
   AuthenticationError, ConnectionError, InvalidRequestError, NotFoundError, PermissionError, SnapdeckClient, SnapdeckError, type DeckCheckpoint,
-  type RetryEvent, type SyncedDeck,
+  type DeckSyncEvent, type RetryEvent, type SyncedDeck,
 } from '@snapdeck/client';
 import { FsDriver, build, collectGarbage } from '@snapdeck/snapshot';
 import { writeGeneratedCatalog } from './helpers/catalog.ts';
@@ -126,7 +126,7 @@ describe('walkCards', () => {
   });
 });
 
-describe('syncDecks and listAllDeckIds', () => {
+describe('syncDecks (the deck change feed) and listAllDeckIds', () => {
   const nextId = idGenerator(41);
   const T0 = Date.parse('2026-03-01T00:00:00.000Z');
   const deck = (i: number, over: Partial<DeckLine> = {}): DeckLine => ({
@@ -142,44 +142,51 @@ describe('syncDecks and listAllDeckIds', () => {
     ...over,
   });
 
-  it('syncs every public deck, then only what changed across imports, the inclusive boundary deduplicated; enumeration finds removals', async () => {
+  it('syncs every public deck, then exactly what changed across imports (removals and late imports included), with no enumeration after the first', async () => {
     const decks = Array.from({ length: 120 }, (_, i) => deck(i));
     const gundam = { ...deck(500), gameId: 'gundam' as const, cards: [] };
     await importLines(join(dir, 'snapdeck.db'), [...decks, gundam]);
 
+    /** Applies a sync's events to a copy (id → name and updatedAt); returns its events' types. */
+    const apply = async (copy: Map<string, SyncedDeck>, sync: AsyncIterable<DeckSyncEvent>): Promise<string[]> => {
+      const types: string[] = [];
+      for await (const event of sync) {
+        types.push(event.type === 'reset' ? `reset:${event.reason}` : event.type);
+        if (event.type === 'reset') copy.clear();
+        if (event.type === 'upsert') copy.set(event.deck.id, event.deck);
+        if (event.type === 'removed') copy.delete(event.id);
+      }
+      return types;
+    };
+    const copy = new Map<string, SyncedDeck>();
     const first = client.syncDecks('digimon');
-    const synced: SyncedDeck[] = await collect(first);
-    expect(synced.map((d) => d.id).sort()).toEqual(decks.map((d) => d.id).sort());
-    const one = synced.find((d) => d.id === decks[5]!.id)!;
-    expect(one).toEqual({ id: decks[5]!.id, gameId: 'digimon', name: 'Deck 5', cards: decks[5]!.cards, createdAt: decks[5]!.createdAt, updatedAt: decks[5]!.updatedAt });
-    const checkpoint = first.checkpoint as DeckCheckpoint;
-    expect(checkpoint.updatedAt).toBe(iso(T0 + 117 * 60_000));
-    expect(checkpoint.ids.sort()).toEqual(decks.slice(117).map((d) => d.id).sort());
-    // listing pages of 50, one details call per page
-    expect(first.progress).toMatchObject({ pages: 3, listed: 120, decks: 120, unresolved: 0, restarts: 0 });
+    const types = await apply(copy, first);
+    expect(types[0]).toBe('reset:first sync');
+    expect(types.at(-1)).toBe('checkpoint');
+    expect([...copy.keys()].sort()).toEqual(decks.map((d) => d.id).sort());
+    expect(copy.get(decks[5]!.id)).toEqual({ id: decks[5]!.id, gameId: 'digimon', name: 'Deck 5', cards: decks[5]!.cards, updatedAt: decks[5]!.updatedAt });
+    const checkpoint: DeckCheckpoint = first.checkpoint!;
+    expect(typeof checkpoint).toBe('string');
+    // the cursor of now, 3 listing pages of 50 with one details call each, one feed page
+    expect(first.progress).toMatchObject({ requests: 8, upserts: 120, removals: 0, resets: 1 });
 
-    // Nothing changed: nothing again (the boundary decks are not repeated).
-    const idle = client.syncDecks('digimon', { since: JSON.parse(JSON.stringify(checkpoint)) });
-    expect(await collect(idle)).toEqual([]);
-    expect(idle.checkpoint).toEqual(checkpoint);
+    // Nothing changed: one request, nothing yielded but the checkpoint.
+    const idle = client.syncDecks('digimon', { checkpoint });
+    expect(await apply(copy, idle)).toEqual(['checkpoint']);
+    expect(idle.progress.requests).toBe(1);
 
-    // Two new decks at the very boundary time, five updated, one privatized, one deleted.
-    const atBoundary = [deck(200, { updatedAt: checkpoint.updatedAt }), deck(201, { updatedAt: checkpoint.updatedAt })];
-    const later = iso(T0 + 500 * 60_000);
-    const updated = decks.slice(10, 15).map((d) => ({ ...d, name: `${d.name} v2`, updatedAt: later }));
-    const privatized = { ...decks[20]!, visibility: 'private' as const, updatedAt: later };
-    await importLines(join(dir, 'snapdeck.db'), [...atBoundary, ...updated, privatized, { id: decks[30]!.id, deleted: true }]);
+    // A late import (updatedAt before everything synced), five updated, one privatized, one deleted.
+    const late = deck(200, { updatedAt: iso(T0 - 86_400_000), createdAt: iso(T0 - 2 * 86_400_000) });
+    const updated = decks.slice(10, 15).map((d) => ({ ...d, name: `${d.name} v2`, updatedAt: iso(T0 + 500 * 60_000) }));
+    const privatized = { ...decks[20]!, visibility: 'private' as const };
+    await importLines(join(dir, 'snapdeck.db'), [late, ...updated, privatized, { id: decks[30]!.id, deleted: true }]);
 
-    const second = client.syncDecks('digimon', { since: checkpoint });
-    const changed = await collect(second);
-    expect(changed.map((d) => d.id).sort()).toEqual([...atBoundary, ...updated].map((d) => d.id).sort());
-    expect(changed.filter((d) => d.name.endsWith('v2'))).toHaveLength(5);
-    expect(second.checkpoint).toEqual({ updatedAt: later, ids: expect.arrayContaining(updated.map((d) => d.id)) });
-
+    const second = client.syncDecks('digimon', { checkpoint });
+    expect((await apply(copy, second)).filter((type) => type !== 'checkpoint').sort()).toEqual([...Array(6).fill('upsert'), 'removed', 'removed'].sort());
+    expect(second.progress).toMatchObject({ requests: 2, upserts: 6, removals: 2, resets: 0 });
     const live = await client.listAllDeckIds('digimon');
-    const local = new Set([...decks, ...atBoundary].map((d) => d.id));
-    expect([...local].filter((id) => !live.has(id)).sort()).toEqual([decks[20]!.id, decks[30]!.id].sort());
-    expect(live.size).toBe(120);
+    expect(new Set(copy.keys())).toEqual(live);
+    expect(copy.get(decks[12]!.id)!.name).toBe('Deck 12 v2');
     expect(live.has(gundam.id)).toBe(false);
   });
 

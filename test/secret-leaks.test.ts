@@ -102,6 +102,7 @@ function targets(value: string): string[] {
     `/v1/decks/public?gameId=digimon;token=${value}`,
     `/v1/decks/public?gameId=digimon;since=${value}&format=${value}`,
     `/v1/decks/abc?since=${value}`,
+    `/v1/decks/changes?gameId=digimon&since=${value}&limit=${value}`,
   ];
 }
 
@@ -123,7 +124,7 @@ describe('a percent-encoded secret', () => {
       }
     }
     expect(leaks.slice(0, 10)).toEqual([]);
-    expect(sent).toBe(3 * 10 * 11 * 2);
+    expect(sent).toBe(3 * 10 * 12 * 2);
   });
 
   it('the spellings above are the secret to a decoder (the corpus tests what it claims)', () => {

@@ -214,3 +214,25 @@ function openDatabaseReadOnly(file: string): unknown {
     db.close();
   }
 }
+
+describe('store publish --keep-deck-changes-days', () => {
+  it('prunes older deck removals before publishing, and publishes the pruned feed (not a no-op)', async () => {
+    const db = join(dir, 'prune.db');
+    const location = join(dir, 'prune-store');
+    const one = deck();
+    const file = join(dir, 'prune.jsonl');
+    await writeFile(file, JSON.stringify(one));
+    expect((await runCli(['decks', 'import', file, '--db', db, '--publish', location])).code).toBe(0);
+    await writeFile(file, JSON.stringify({ id: one.id, deleted: true }));
+    expect((await runCli(['decks', 'import', file, '--db', db, '--publish', location])).code).toBe(0);
+    // Removals are stamped to the second.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const pruned = await runCli(['store', 'publish', '--to', location, '--db', db, '--keep-deck-changes-days', '0']);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.stderr).toContain('pruned 1 deck removal(s) older than 0 day(s) from the deck change feed');
+    expect(pruned.stdout).toMatch(/^published store version \S+ to .*: sent decks/);
+    const again = await runCli(['store', 'publish', '--to', location, '--db', db, '--keep-deck-changes-days', '0']);
+    expect(again.stdout).toContain('is already current');
+    expect(again.stderr).not.toContain('pruned');
+  });
+});

@@ -155,6 +155,7 @@ describe('the shipped VCL in front of a gateway', () => {
       ['/v1/games/digimon/cards', { 'X-API-Key': `sd_live_${'0'.repeat(32)}` }, 401],
       ['/v1/games/digimon/cards', { 'X-API-Key': spent.key }, 429],
       ['/v1/decks/public?gameId=digimon', { 'X-API-Key': plain.key }, 403],
+      ['/v1/decks/changes?gameId=digimon', { 'X-API-Key': plain.key }, 403],
       ['/v1/games/digimon/cards?hitsPerPage=0', { 'X-API-Key': plain.key }, 400],
       ['/v1/games/nope/cards/BT1-001', { 'X-API-Key': plain.key }, 404],
       [`/v1/decks/${newId()}/text?format=snapdeck`, { 'X-API-Key': plain.key }, 404],
@@ -199,6 +200,7 @@ describe('the shipped VCL in front of a gateway', () => {
     await viaCache('/v1/games', { 'X-API-Key': spent.key });
     const cases: Array<[string, string, Record<string, string>, number, string]> = [
       ['GET', '/v1/decks/public?gameId=digimon', { 'X-API-Key': scoped.key }, 200, 'private, no-cache'],
+      ['GET', '/v1/decks/changes?gameId=digimon', { 'X-API-Key': scoped.key }, 200, 'private, no-cache'],
       ['POST', '/v1/decks/details', { 'X-API-Key': scoped.key }, 400, 'no-store'],
       ['GET', `/v1/decks/${privateDeck}?token=${privateLink}`, {}, 200, 'private, no-store'],
       ['GET', `/v1/decks/${privateDeck}/text?format=snapdeck&token=${privateLink}`, { 'X-API-Key': scoped.key }, 200, 'private, no-store'],

@@ -138,13 +138,13 @@ sub vcl_recv {
         set req.url = regsub(req.url, "\?.*$", "");
     }
 
-    # The keyed endpoints: /v1/games..., /v1/decks/public, /v1/decks/details and
-    # /v1/decks/{id}/text. GET /v1/decks/{id} is the same for every client (it is limited per
+    # The keyed endpoints: /v1/games..., /v1/decks/public, /v1/decks/changes, /v1/decks/details
+    # and /v1/decks/{id}/text. GET /v1/decks/{id} is the same for every client (it is limited per
     # client address, not per key), so a key must not split its cache entry. A keyed endpoint
     # added later and missing here is still safe: the gateway's `Vary: X-API-Key` keeps one
     # variant per key.
     if (req.url ~ "^/v1/games(/|\?|$)" ||
-        req.url ~ "^/v1/decks/(public|details)(\?|$)" ||
+        req.url ~ "^/v1/decks/(public|changes|details)(\?|$)" ||
         req.url ~ "^/v1/decks/[^/?]+/text(\?|$)") {
         set req.http.X-Snapdeck-Keyed = "yes";
         # Several X-API-Key headers become one, as the gateway reads them, so the cache key and

@@ -37,7 +37,7 @@ import { BOTH_SCOPES, idGenerator, importLines, startDeckEnv, startExtraGateway,
 
 type KeyKind = 'full' | 'noScope' | 'exhausted' | 'revoked' | 'malformed' | 'random' | 'missing';
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-const SCOPED: Record<string, string> = { 'get /decks/public': 'decks:browse:public', 'post /decks/details': 'decks:read:public' };
+const SCOPED: Record<string, string> = { 'get /decks/public': 'decks:browse:public', 'get /decks/changes': 'decks:browse:public', 'post /decks/details': 'decks:read:public' };
 
 interface Parameter {
   name: string;
@@ -376,13 +376,13 @@ async function checkOne(request: GeneratedRequest): Promise<void> {
   // A repeated parameter is read from its first occurrence; an empty gameId is a missing one.
   const gameId = request.query.find(([name]) => name === 'gameId')?.[1];
   const isGame = (slug: string) => (GAME_SLUGS as readonly string[]).includes(slug);
-  if (request.op.path === '/decks/public') {
+  if (request.op.path === '/decks/public' || request.op.path === '/decks/changes') {
     if (gameId === undefined || gameId === '') return void expect(r.body, where).toEqual({ error: ERRORS.gameIdRequired });
     if (!isGame(gameId)) return void expect(r.body, where).toEqual({ error: ERRORS.gameNotFound });
   }
   // Card changes: an empty since is a missing one, refused before an unknown game (decisions.md "Card changes").
   const since = request.query.find(([name]) => name === 'since')?.[1];
-  if (request.op.path.endsWith('/changes') && (since === undefined || since === '')) return void expect(r.body, where).toEqual({ error: ERRORS.sinceRequired });
+  if (request.op.path.startsWith('/games/') && request.op.path.endsWith('/changes') && (since === undefined || since === '')) return void expect(r.body, where).toEqual({ error: ERRORS.sinceRequired });
   const slug = request.pathValues.slug;
   if (slug !== undefined && !isGame(slug)) expect(r.body, where).toEqual({ error: ERRORS.gameNotFound });
 }
@@ -506,6 +506,11 @@ export function openApiRequestSuite(part: { index: number; of: number; file: str
     const changes = (await (await fetch(`${gateway.url}/v1/games/gundam/changes?since=${pools.since[1]}&limit=1`, { headers: { 'X-API-Key': keys.full! } })).json()) as any;
     pools.cursor.push(changes.data.cursor);
     await collectGarbage({ storage, games: ['gundam'], keep: 2, minAgeHours: 0 });
+    // Deck change feed cursors (as `since`): the cursor of now, and one a page into the feed.
+    for (const query of ['gameId=digimon', 'gameId=gundam']) {
+      const feed = (await (await fetch(`${gateway.url}/v1/decks/changes?${query}`, { headers: { 'X-API-Key': keys.full! } })).json()) as any;
+      pools.since.push(feed.data.cursor);
+    }
     pools.startAfter = [];
     for (const query of ['gameId=digimon&limit=2', 'gameId=gundam&limit=1&sort=copyCount', 'gameId=digimon&limit=1&updatedSince=2026-02-02T00:00:00Z']) {
       const page = (await (await fetch(`${gateway.url}/v1/decks/public?${query}`, { headers: { 'X-API-Key': keys.full! } })).json()) as any;
@@ -527,13 +532,13 @@ export function openApiRequestSuite(part: { index: number; of: number; file: str
     // Once, in the first part: it reads the document, not the gateway.
     if (part.index === 1) it('finds every operation of the document (the generic card routes, one pair per game, decks, the document itself)', () => {
       const names = operations.map((o) => `${o.method} ${o.path}`);
-      for (const name of ['GET /games', 'GET /games/{slug}/cards', 'GET /games/{slug}/cards/{cardId}', 'GET /decks/public', 'POST /decks/details', 'GET /decks/{deckId}', 'GET /decks/{deckId}/text', 'GET /openapi.json',
+      for (const name of ['GET /games', 'GET /games/{slug}/cards', 'GET /games/{slug}/cards/{cardId}', 'GET /decks/public', 'GET /decks/changes', 'POST /decks/details', 'GET /decks/{deckId}', 'GET /decks/{deckId}/text', 'GET /openapi.json',
         'GET /search/{searchIndexName}', 'GET /search/{searchIndexName}/{version}/{file}', 'GET /search/{searchIndexName}/{version}/{folder}/{file}']) {
         expect(names).toContain(name);
       }
       for (const game of GAME_SLUGS) expect(names).toContain(`GET /games/${game}/cards`);
       for (const game of ['{slug}', ...GAME_SLUGS]) expect(names).toContain(`GET /games/${game}/changes`);
-      expect(names.length).toBe(24);
+      expect(names.length).toBe(25);
     });
 
     it('every answer is documented, valid, never 5xx; invalid input is refused in the contract\'s precedence', async () => {

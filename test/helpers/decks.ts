@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
-import { deckDetailsResponse, deckResponse, gaTtsResponse, publicDecksResponse, type GameSlug } from '@snapdeck/contract';
+import { deckChangesResponse, deckDetailsResponse, deckResponse, gaTtsResponse, publicDecksResponse, type GameSlug } from '@snapdeck/contract';
 import { FsDriver, build } from '@snapdeck/snapshot';
 import { startGateway, type GatewayConfig, type RunningGateway } from '@snapdeck/gateway';
 import { importDecks, openDatabase, type Db, type DeckImportLine, type ImportResult } from '@snapdeck/store';
@@ -122,13 +122,14 @@ export interface HttpResult {
   body: any;
 }
 
-type Operation = { path: '/decks/public' | '/decks/details' | '/decks/{deckId}' | '/decks/{deckId}/text'; method: 'get' | 'post' };
+type Operation = { path: '/decks/public' | '/decks/changes' | '/decks/details' | '/decks/{deckId}' | '/decks/{deckId}/text'; method: 'get' | 'post' };
 
 /** Which documented operation a request URL is (null: not a deck operation). */
 function operationOf(method: string, pathname: string): Operation | null {
   if (method === 'POST' && pathname === '/v1/decks/details') return { path: '/decks/details', method: 'post' };
   if (method !== 'GET') return null;
   if (pathname === '/v1/decks/public') return { path: '/decks/public', method: 'get' };
+  if (pathname === '/v1/decks/changes') return { path: '/decks/changes', method: 'get' };
   if (/^\/v1\/decks\/[^/]+\/text$/.test(pathname)) return { path: '/decks/{deckId}/text', method: 'get' };
   if (/^\/v1\/decks\/[^/]+$/.test(pathname)) return { path: '/decks/{deckId}', method: 'get' };
   return null;
@@ -238,6 +239,7 @@ export class DeckClient {
     const format = url.searchParams.get('format') ?? 'json';
     const zod =
       op.path === '/decks/public' ? publicDecksResponse
+      : op.path === '/decks/changes' ? deckChangesResponse
       : op.path === '/decks/details' ? deckDetailsResponse
       : format === 'ga-tts' ? gaTtsResponse
       : deckResponse;

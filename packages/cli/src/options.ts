@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { OPERATOR_DEFAULTS, OperatorError, QUOTA_MAX } from '@snapdeck/contract';
 import { parseHitsPerPageList } from '@snapdeck/snapshot';
+import { pruneDeckChanges, type Db } from '@snapdeck/store';
 
 /** Commander parser for options that take a positive whole number (quotas, sizes). */
 export function positiveInteger(value: string): number {
@@ -110,3 +111,21 @@ export function optionsFromEnvironment(command: Command): Command {
   command.addOption = (option: Option) => addOption(option.long && !option.envVar ? option.env(environmentVariableOf(option)) : option);
   return command;
 }
+
+/**
+ * `--keep-deck-changes-days DAYS` on the writer commands that prune (decks import, store publish):
+ * deck removals older than this leave the deck change feed, and cursors from before them answer
+ * 410 (decisions.md "Deck changes").
+ */
+export function keepDeckChangesDaysOption(): Option {
+  return new Option('--keep-deck-changes-days <days>', 'keep deck removals in the deck change feed (GET /v1/decks/changes) this many days; partners whose checkpoint is older enumerate again')
+    .argParser(nonNegativeInteger)
+    .default(OPERATOR_DEFAULTS.keepDeckChangesDays);
+}
+
+/** Prunes the deck change feed as `--keep-deck-changes-days` says; a line on stderr when something went. */
+export function pruneDeckFeed(db: Db, keepDays: number, err: (text: string) => void): void {
+  const { removed } = pruneDeckChanges(db, keepDays);
+  if (removed > 0) err(`pruned ${removed} deck removal(s) older than ${keepDays} day(s) from the deck change feed\n`);
+}
+

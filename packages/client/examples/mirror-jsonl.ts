@@ -7,7 +7,7 @@ const game = (process.argv[2] ?? 'digimon') as GameSlug;
 const dir = process.argv[3] ?? '.';
 const client = new SnapdeckClient({ baseUrl: process.env.SNAPDECK_URL!, apiKey: process.env.SNAPDECK_KEY });
 const stateFile = `${dir}/${game}.state.json`;
-const state: { checkpoint: DeckCheckpoint | null; decks: string[] } = await readFile(stateFile, 'utf8').then(JSON.parse, () => ({ checkpoint: null, decks: [] }));
+const state: { checkpoint: DeckCheckpoint | null } = await readFile(stateFile, 'utf8').then(JSON.parse, () => ({ checkpoint: null }));
 
 // Cards: a full walk (restarts and retries are the client's) into a new file, swapped in whole.
 const cards = await open(`${dir}/${game}.cards.jsonl.tmp`, 'w');
@@ -15,21 +15,17 @@ for await (const hit of client.walkCards(game)) await cards.write(`${JSON.string
 await cards.close();
 await rename(`${dir}/${game}.cards.jsonl.tmp`, `${dir}/${game}.cards.jsonl`);
 
-// Decks: new and changed ones since the last run, appended to a log of upserts and removals.
-const known = new Set(state.decks);
-const sync = client.syncDecks(game, { since: state.checkpoint });
+// Decks: every change since the last run, in commit order, appended to a log of upserts and
+// removals. The first run (or one whose checkpoint is too old) starts with `reset`: the log starts
+// over, and every public deck follows. No full enumeration otherwise: removals are in the feed.
+const sync = client.syncDecks(game, { checkpoint: state.checkpoint });
 let log = '';
-for await (const deck of sync) {
-  log += `${JSON.stringify(deck)}\n`;
-  known.add(deck.id);
+for await (const event of sync) {
+  if (event.type === 'reset') log = 'RESET';
+  if (event.type === 'upsert') log += `${JSON.stringify(event.deck)}\n`;
+  if (event.type === 'removed') log += `${JSON.stringify({ id: event.id, deleted: true })}\n`;
 }
-// Removed or privatized decks leave no trace in the sync: compare with a full enumeration.
-const live = await client.listAllDeckIds(game);
-for (const id of known) {
-  if (live.has(id)) continue;
-  log += `${JSON.stringify({ id, deleted: true })}\n`;
-  known.delete(id);
-}
-await appendFile(`${dir}/${game}.decks.jsonl`, log);
-await writeFile(stateFile, JSON.stringify({ checkpoint: sync.checkpoint, decks: [...known] }));
-console.error(`${game}: ${sync.progress.decks} decks synced, ${known.size} known`);
+if (log.startsWith('RESET')) await writeFile(`${dir}/${game}.decks.jsonl`, log.slice(5));
+else await appendFile(`${dir}/${game}.decks.jsonl`, log);
+await writeFile(stateFile, JSON.stringify({ checkpoint: sync.checkpoint }));
+console.error(`${game}: ${sync.progress.upserts} decks synced, ${sync.progress.removals} removed`);

@@ -1,7 +1,8 @@
-import type { ApiGame, CardChangesPage, CardsPage, Deck, DeckDetailsResult, GaTtsDeck, GameSlug, PublicDecksPage } from '@snapdeck/contract';
+import type { ApiGame, CardChangesPage, CardsPage, Deck, DeckChangesPage, DeckDetailsResult, GaTtsDeck, GameSlug, PublicDecksPage } from '@snapdeck/contract';
 import { DECK_DETAILS_MAX_IDS } from '@snapdeck/contract/limits';
 import { walkCards, type WalkOptions, type WalkProgress } from './cards.ts';
-import { DeckSync, listAllDeckIds, type EnumerationProgress, type PublicDecksQuery, type SyncOptions } from './decks.ts';
+import { listAllDeckIds, type EnumerationProgress, type PublicDecksQuery } from './decks.ts';
+import { DeckSync, type DeckSyncOptions } from './sync-decks.ts';
 import { CardSync, type CardSyncOptions } from './sync-cards.ts';
 import { Transport, type ClientOptions, type Query } from './http.ts';
 import { OpenSearchIndexes, type SearchIndex, type SearchOptions, type SearchResult } from './search-indexes.ts';
@@ -12,7 +13,7 @@ const path = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
 
 /**
  * The snapdeck API (/v1) for partners: every operation, typed from the contract's schemas, plus
- * the walks and syncs of interface.md §4.2, §4.4 and §4.8. Every call retries 429 (waiting for
+ * the walks and syncs of interface.md §4.2 and §4.4 and decisions.md "Card changes" and "Deck changes". Every call retries 429 (waiting for
  * the window, up to a cap), 5xx and network errors (jittered exponential backoff), never other
  * 4xx, and fails with a SnapdeckError subclass.
  */
@@ -106,15 +107,21 @@ export class SnapdeckClient {
     return reply.body as string;
   }
 
+  /** GET /decks/changes (needs decks:browse:public): one page of the deck change feed (syncDecks follows it for you). */
+  getDeckChanges(game: GameSlug, options: { since?: string; limit?: number } = {}): Promise<DeckChangesPage> {
+    return this.data('GET', '/decks/changes', { gameId: game, since: options.since, limit: options.limit });
+  }
+
   /**
-   * The incremental deck sync: `const sync = client.syncDecks('digimon', { since })`, iterate it
-   * for new and changed decks, then store `sync.checkpoint`.
+   * The deck sync that keeps a mirror exact: `const sync = client.syncDecks('digimon', { checkpoint })`,
+   * iterate it for reset / upsert / removed events, then store `sync.checkpoint` (also the last
+   * event). Needs decks:browse:public and decks:read:public.
    */
-  syncDecks(game: GameSlug, options: SyncOptions = {}): DeckSync {
+  syncDecks(game: GameSlug, options: DeckSyncOptions = {}): DeckSync {
     return new DeckSync(this, game, options);
   }
 
-  /** Every public deck id of a game (the full enumeration that finds removed decks). */
+  /** Every public deck id of a game (a full enumeration; syncDecks does not need one). */
   listAllDeckIds(game: GameSlug, options: { onProgress?: (progress: Readonly<EnumerationProgress>) => void } = {}): Promise<Set<string>> {
     return listAllDeckIds(this, game, options);
   }

@@ -53,7 +53,11 @@ export class AuthenticationError extends SnapdeckError {}
 export class PermissionError extends SnapdeckError {}
 /** 404: no such game, card, deck or route (or a private deck without a valid token). */
 export class NotFoundError extends SnapdeckError {}
-/** 410 `Version no longer available`: a card sync's checkpoint is too old; walk again (syncCards does it itself). */
+/**
+ * 410: a sync's checkpoint is too old: `Version no longer available` (cards: walk again) or
+ * `Cursor no longer available; enumerate the public decks again` (decks). syncCards and syncDecks
+ * start again by themselves.
+ */
 export class GoneError extends SnapdeckError {}
 /** 429 once the retries allowed by the client's options are used up; `retryAfter` says when to come back. */
 export class RateLimitError extends SnapdeckError {}

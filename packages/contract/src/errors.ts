@@ -28,6 +28,8 @@ export const ERRORS = {
   sinceRequired: 'since is required',
   versionGone: 'Version no longer available',
   searchIndexNotFound: 'Search index not found',
+  // GET /decks/changes (decisions.md "Deck changes"): a cursor older than the kept removals.
+  deckCursorGone: 'Cursor no longer available; enumerate the public decks again',
 
   gameIdRequired: 'gameId query parameter is required',
   limitNotInteger: 'limit must be an integer',
@@ -66,6 +68,7 @@ export const ERROR_STATUS: Record<keyof typeof ERRORS, number> = {
   invalidCursor: 400,
   sinceRequired: 400,
   versionGone: 410,
+  deckCursorGone: 410,
   gameIdRequired: 400,
   limitNotInteger: 400,
   sortInvalid: 400,

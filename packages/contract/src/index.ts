@@ -10,6 +10,7 @@ export * from './operator-error.ts';
 export * from './operator-defaults.ts';
 export * from './client-header.ts';
 export * from './changes.ts';
+export * from './deck-changes.ts';
 export * from './search.ts';
 export * from './search-engine.ts';
 export * from './search-query.ts';

@@ -20,6 +20,9 @@ export function isDeckSort(value: string): value is DeckSort {
   return (DECK_SORTS as readonly string[]).includes(value);
 }
 
+/** GET /decks/changes: limit is clamped to 1..1000, default 1000 (decisions.md "Deck changes"). */
+export const DECK_CHANGES_LIMIT = { min: 1, max: 1000, default: 1000 } as const;
+
 /** POST /decks/details: at most 50 ids per request. */
 export const DECK_DETAILS_MAX_IDS = 50;
 

@@ -58,6 +58,12 @@ export const OPERATOR_DEFAULTS = {
    */
   keepChangesDays: 30,
   /**
+   * `--keep-deck-changes-days` of the writer commands that prune (decks import, store publish): a
+   * deck removal stays in the deck change feed this many days; a cursor older than the oldest
+   * removal pruned answers 410 (decisions.md "Deck changes": 30 days).
+   */
+  keepDeckChangesDays: 30,
+  /**
    * After every request of a shutdown is answered: the longest wait for the storage and store
    * clients to close (a presence record removed, a poll in flight ended). Storage that answers
    * takes milliseconds; frozen storage would otherwise hold the exit to the shutdown timeout.

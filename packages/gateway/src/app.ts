@@ -7,6 +7,7 @@ import { StaticFirstRouter } from './http/static-first-router.ts';
 import { createRouter, type GatewayParts } from './router.ts';
 import { cardRoutes } from './routes/cards.ts';
 import { changesRoutes } from './routes/changes.ts';
+import { deckChangesRoutes } from './routes/deck-changes.ts';
 import { deckRoutes } from './routes/decks.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { gamesRoutes } from './routes/games.ts';
@@ -55,6 +56,7 @@ export function createApp(options: GatewayOptions): Hono<GatewayEnv> {
   gamesRoutes(routes);
   cardRoutes(routes);
   changesRoutes(routes);
+  deckChangesRoutes(routes);
   deckRoutes(routes);
   searchRoutes(routes);
   openApiRoutes(routes);

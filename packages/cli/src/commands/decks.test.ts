@@ -70,6 +70,35 @@ describe('snapdeck decks import', () => {
     expect(countDecks()).toBe(1);
   });
 
+  it('--keep-deck-changes-days prunes older removals from the deck change feed, says so on stderr, and refuses a bad value', async () => {
+    const file = join(dir, 'decks.jsonl');
+    writeFileSync(file, `${deckLine(DECK_ID, { visibility: 'public' })}\n`);
+    expect((await run('decks', 'import', file, '--db', dbFile)).code).toBe(0);
+    writeFileSync(file, `{"id": "${DECK_ID}", "deleted": true}\n`);
+    const kept = await run('decks', 'import', file, '--db', dbFile);
+    expect([kept.code, kept.err]).toEqual([0, '']);
+    const removals = () => {
+      const db = openDatabase(dbFile);
+      try {
+        return db.prepare('SELECT COUNT(*) FROM deck_removals').pluck().get() as number;
+      } finally {
+        db.close();
+      }
+    };
+    expect(removals()).toBe(1);
+    // Removals are stamped to the second: one more second and a keep of 0 days takes it.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    writeFileSync(file, '\n');
+    const pruned = await run('decks', 'import', file, '--db', dbFile, '--keep-deck-changes-days', '0');
+    expect([pruned.code, pruned.err]).toEqual([0, 'pruned 1 deck removal(s) older than 0 day(s) from the deck change feed\n']);
+    expect(removals()).toBe(0);
+    for (const value of ['-1', '1.5', 'abc']) {
+      const bad = await run('decks', 'import', file, '--db', dbFile, '--keep-deck-changes-days', value);
+      expect(bad.code).toBe(1);
+      expect(bad.err).toContain('--keep-deck-changes-days');
+    }
+  });
+
   it('reports a missing file, and keeps no database it created', async () => {
     const result = await run('decks', 'import', join(dir, 'nope.jsonl'), '--db', dbFile);
     expect(result.code).toBe(1);

@@ -2,7 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DECK_IMPORT_LINE_MAX_BYTES, OperatorError } from '@snapdeck/contract';
 import { DeckImportError, importDecksFromFile, openDatabase } from '@snapdeck/store';
-import { dbOption } from '../options.ts';
+import { dbOption, keepDeckChangesDaysOption, pruneDeckFeed } from '../options.ts';
 import { outputOf } from '../output.ts';
 import { publishAfterChange, preparePublish, publishHelp, publishTimeoutOption } from '../publish.ts';
 import { ChangedDecks, MAX_DECK_KEYS, purgeAfterChange, purgeHelp, purgeTargetsOf, purgeUrlOption } from '../purge.ts';
@@ -24,6 +24,7 @@ export function registerDecksCommand(program: Command): void {
     .option('--publish <location>', publishHelp())
     .addOption(publishTimeoutOption())
     .addOption(purgeWaitOption())
+    .addOption(keepDeckChangesDaysOption())
     .addHelpText(
       'after',
       `
@@ -49,7 +50,7 @@ exits 1 after the import. With --publish too, the purge waits until every gatewa
 store serves the new decks (at most --purge-wait seconds; past it the purge is sent, the gateways
 still behind are named and the command exits 1).`,
     )
-    .action(async (file: string, options: { db: string; purge?: string[]; publish?: string; publishTimeout: number; purgeWait: number }, command: Command) => {
+    .action(async (file: string, options: { db: string; purge?: string[]; publish?: string; publishTimeout: number; purgeWait: number; keepDeckChangesDays: number }, command: Command) => {
       const io = outputOf(command);
       const purge = purgeTargetsOf(options.purge);
       const publish = preparePublish(options.publish, options.publishTimeout);
@@ -65,6 +66,7 @@ still behind are named and the command exits 1).`,
         const notFound = result.notFound > 0 ? ` (${result.notFound} not found)` : '';
         imported = true;
         io.out(`${file}: ${result.upserted} decks upserted, ${result.deleted} deleted${notFound} in ${(result.elapsedMs / 1000).toFixed(2)} s\n`);
+        pruneDeckFeed(db, options.keepDeckChangesDays, io.err);
         published = await publishAfterChange(command, db, options.db, publish, `${file} was imported`);
       } catch (error) {
         if (error instanceof DeckImportError) throw new OperatorError(`${file}:${error.line}: ${error.reason}`);

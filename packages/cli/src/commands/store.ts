@@ -5,7 +5,7 @@ import {
   PRESENCE_MISSED_INTERVALS, RestoreTargetExistsError, lagSeconds, openDatabase, publishStore, restoreStore, storeGatewaysStatus, type StoreGatewaysStatus,
 } from '@snapdeck/store';
 import { outputOf } from '../output.ts';
-import { dbOption } from '../options.ts';
+import { dbOption, keepDeckChangesDaysOption, pruneDeckFeed } from '../options.ts';
 import { PUBLISH_ENV, describePublish, publishFailure, publishTarget } from '../publish.ts';
 import { openStoreLocation } from '../store-location.ts';
 
@@ -21,6 +21,7 @@ export function registerStoreCommand(program: Command): void {
     .description('publish the keys, tokens and decks of the writer database as a new store version (a no-op when nothing changed)')
     .option('--to <location>', `a folder or s3://bucket/prefix, the same as the card snapshots' or another (default: $${PUBLISH_ENV})`)
     .addOption(dbOption('the writer database'))
+    .addOption(keepDeckChangesDaysOption())
     .addHelpText(
       'after',
       `
@@ -34,13 +35,14 @@ Examples:
   $ npx snapdeck store publish --to snapshots
   $ npx snapdeck store publish --to s3://my-bucket/snapdeck --db /var/lib/snapdeck/snapdeck.db`,
     )
-    .action(async (options: { to?: string; db: string }, command: Command) => {
+    .action(async (options: { to?: string; db: string; keepDeckChangesDays: number }, command: Command) => {
       const location = publishTarget(options.to);
       if (location === undefined) throw new OperatorError(`where to? Give --to LOCATION (a folder or s3://bucket/prefix) or set ${PUBLISH_ENV}. Nothing was published.`);
       if (!existsSync(options.db)) throw new OperatorError(`there is no database at ${options.db}; nothing was published`);
       const driver = openStoreLocation(location, `--to ${location}`);
       const db = openDatabase(options.db);
       try {
+        pruneDeckFeed(db, options.keepDeckChangesDays, outputOf(command).err);
         const result = await publishStore(db, driver, { onProgress: (message) => outputOf(command).err(`${message}\n`) });
         outputOf(command).out(describePublish(result, location));
       } catch (error) {

@@ -7,7 +7,7 @@ import { ERRORS, type ErrorCode } from '../errors.ts';
 import { GAMES, type GameSlug } from '../games.ts';
 import type { JsonSchema } from './schemas.ts';
 
-export type Media = Record<string, { schema: JsonSchema }>;
+export type Media = Record<string, { schema: JsonSchema; examples?: Record<string, { summary: string; value: unknown }> }>;
 
 export interface ErrorSpec {
   status: number;

@@ -5,6 +5,7 @@ import { DECK_DETAILS_MAX_IDS, QUOTA_WINDOW_SECONDS } from '../limits.ts';
 import { TAGS, err, jsonOf, param, ref, type OperationSpec } from './operation-spec.ts';
 import { componentPrefix } from './schemas.ts';
 import { changesOperations } from './changes.ts';
+import { deckChangesOperation } from './deck-changes.ts';
 import { searchOperations } from './search-operations.ts';
 
 export const KEYED_ERRORS = [
@@ -91,7 +92,8 @@ export function operations(): OperationSpec[] {
       description:
         'Minimal summaries of public decks, keyset-paged (needs the scope decks:browse:public). Without updatedSince: descending by the sort field, ties by id. ' +
         'With updatedSince: only decks updated at or after it (inclusive: dedupe by id and updatedAt), ascending by updatedAt, ties by id. ' +
-        'A deck that stops being public vanishes without a tombstone: detect removals by a periodic full enumeration.',
+        'A deck that stops being public vanishes without a tombstone. updatedSince compares the imported updatedAt, so it cannot promise a complete copy: a deck imported after a sync with an older updatedAt is never listed to that partner, and removals are not listed at all. ' +
+        'To keep a copy exact, follow GET /decks/changes (commit order, with removals) instead.',
       tag: TAGS.decks,
       parameters: [param('GameId'), param('Limit'), param('StartAfter'), param('Sort'), param('UpdatedSince')],
       ok: { description: 'A page of deck summaries', content: jsonOf(ref('DeckPublicListResponse')) },
@@ -101,6 +103,7 @@ export function operations(): OperationSpec[] {
         err(404, 'No public game has this gameId', 'gameNotFound'),
       ],
     },
+    deckChangesOperation(),
     {
       path: '/decks/details',
       method: 'post',

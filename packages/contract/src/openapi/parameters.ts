@@ -2,6 +2,7 @@
 import { CARD_ID_PATTERN, GAME_SLUGS } from '../games.ts';
 import { DECK_LIST_LIMIT, DECK_SORTS, HITS_PER_PAGE } from '../limits.ts';
 import { CHANGES_PARAMETERS } from './changes.ts';
+import { DECK_CHANGES_PARAMETERS } from './deck-changes.ts';
 
 export const PARAMETERS = {
   Slug: { name: 'slug', in: 'path', required: true, description: 'The game.', schema: { type: 'string', enum: [...GAME_SLUGS] } },
@@ -79,4 +80,5 @@ export const PARAMETERS = {
     schema: { type: 'string' },
   },
   ...CHANGES_PARAMETERS,
+  ...DECK_CHANGES_PARAMETERS,
 } as const;

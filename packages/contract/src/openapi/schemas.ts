@@ -7,6 +7,7 @@ import {
   deckSummarySchema, errorBody, gaTtsCardSchema, gaTtsResponse, gameSchema, gamesResponse, publicDecksResponse,
 } from '../schemas.ts';
 import { changesSchemas } from './changes-schemas.ts';
+import { deckChangesSchemas } from './deck-changes-schemas.ts';
 import { searchDescriptorResponse } from '../search-schema.ts';
 
 export type JsonSchema = { [key: string]: unknown };
@@ -52,6 +53,7 @@ export function componentSchemas(): { schemas: Record<string, JsonSchema>; respo
     add(z.object({ data: model.card }), `${prefix}CardResponse`, `One ${displayName(slug)} card.`);
   }
   changesSchemas((schema, id, description) => add(schema, id, description));
+  deckChangesSchemas((schema, id, description) => add(schema, id, description));
   const generated = z.toJSONSchema(registry, {
     target: 'draft-2020-12',
     io: 'output',

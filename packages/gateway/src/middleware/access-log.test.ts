@@ -46,7 +46,10 @@ function plainRedactedUrl(url: string): string {
     const eq = p.indexOf('=');
     const name = decoded(eq === -1 ? p : p.slice(0, eq), true);
     const shown = name !== null && /^[A-Za-z][A-Za-z0-9_-]{0,31}$/.test(name) ? name : '?';
-    return eq === -1 ? shown : `${shown}=${name !== null && logged.has(name) ? p.slice(eq + 1) : '[REDACTED]'}`;
+    // since: a card version is logged, anything else (a deck change cursor) is not.
+    const value = p.slice(eq + 1);
+    const shownValue = name !== null && logged.has(name) && (name !== 'since' || /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z-[0-9a-f]{6}$/.test(value));
+    return eq === -1 ? shown : `${shown}=${shownValue ? value : '[REDACTED]'}`;
   };
   const schemeEnd = url.indexOf('://');
   const pathStart = schemeEnd === -1 ? 0 : url.indexOf('/', schemeEnd + 3);
@@ -64,7 +67,7 @@ function plainRedactedUrl(url: string): string {
 describe('redactedUrl', () => {
   it('reads every URL as the plain version does: paths, parameters, escapes, secrets', () => {
     const paths = ['', '/', '/v1/games/digimon/cards', '/v1/decks/pd_0123456789abcdef0123456789abcdef', '/v1/%70d_0123456789ABCDEF0123456789abcdef/x', '/v1/%ZZ/%C3%A9', '/a_b/c', '/v1/decks/pd%5F0123456789abcdef0123456789abcdef%ZZ', '/v1/decks/pd%255f0123456789abcdef0123456789abcdef'];
-    const parameters = ['', 'hitsPerPage=100', 'cursor=abc', 'token=st_0123456789abcdef0123456789abcdef', 'to%6Ben=2', '%ZZ=1', 'a+b=1', 'limit', '=x', 'x=sd_live_0123456789abcdef0123456789abcdef', 'sort=a_b', 'hitsPerPage=sd%5Flive%5F0123456789abcdef0123456789abcdef', 'since=%70d_0123456789abcdef0123456789abcdef', 'gameId=st_%33123456789abcdef0123456789abcdef', 'limit=2026%3A00'];
+    const parameters = ['', 'hitsPerPage=100', 'cursor=abc', 'token=st_0123456789abcdef0123456789abcdef', 'to%6Ben=2', '%ZZ=1', 'a+b=1', 'limit', '=x', 'x=sd_live_0123456789abcdef0123456789abcdef', 'sort=a_b', 'hitsPerPage=sd%5Flive%5F0123456789abcdef0123456789abcdef', 'since=%70d_0123456789abcdef0123456789abcdef', 'since=2026-11-22T11-05-12-345Z-1a2b3c', 'since=ZjF8ZGlnaW1vbg.q1wKZ3GmZb0oZr2FJQ0x3A', 'gameId=st_%33123456789abcdef0123456789abcdef', 'limit=2026%3A00'];
     let compared = 0;
     for (const origin of ['http://h:1', 'https://example.com', '']) {
       for (const path of paths) {

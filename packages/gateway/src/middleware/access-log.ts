@@ -1,6 +1,7 @@
 import decodeUriComponent from 'decode-uri-component';
 import type { Logger } from 'pino';
 import { CLIENT_HEADER, CLIENT_HEADER_PATTERN } from '@snapdeck/contract';
+import { VERSION_PATTERN } from '@snapdeck/snapshot';
 import { looksLikeSecret, maskSecrets, shortenSecrets } from '@snapdeck/store';
 import { afterResponse, type Step } from '../http/pipeline.ts';
 import { lineSink, type LineSink } from '../log.ts';
@@ -26,12 +27,18 @@ function decodedName(rawName: string): string | null {
   }
 }
 
+/**
+ * `since` is a card snapshot version on GET /v1/games/{slug}/changes (logged) but an opaque cursor
+ * on GET /v1/decks/changes (replaced, as every cursor is): only a version's shape is shown.
+ */
+const loggable = (name: string, value: string): boolean => name !== 'since' || VERSION_PATTERN.test(value);
+
 function redactedPart(part: string): string {
   const eq = part.indexOf('=');
   const name = decodedName(eq === -1 ? part : part.slice(0, eq));
   const shownName = name !== null && PLAIN_NAME.test(name) ? name : '?';
   if (eq === -1) return shownName;
-  return `${shownName}=${name !== null && LOGGED_VALUES.has(name) ? part.slice(eq + 1) : REDACTED}`;
+  return `${shownName}=${name !== null && LOGGED_VALUES.has(name) && loggable(name, part.slice(eq + 1)) ? part.slice(eq + 1) : REDACTED}`;
 }
 
 /**

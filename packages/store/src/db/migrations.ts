@@ -1,3 +1,5 @@
+import { DECK_CHANGES_MIGRATION_SQL } from '../decks/changes-schema.ts';
+
 /**
  * Schema migrations, applied in order on open. Each runs once, in a transaction, and is recorded
  * in schema_migrations; never edit a migration that has shipped: add a new one.
@@ -156,5 +158,11 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE store_publications ADD COLUMN sequence INTEGER;
       ALTER TABLE store_publications ADD COLUMN store_id TEXT;
     `,
+  },
+  {
+    version: 5,
+    name: 'deck change feed',
+    // GET /v1/decks/changes: the commit-order sequence, change_seq on decks, removals (decks/changes-schema.ts).
+    sql: DECK_CHANGES_MIGRATION_SQL,
   },
 ];

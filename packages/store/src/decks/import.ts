@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import { shortenSecrets } from '../keys/secrets.ts';
 import { parseDeckLine, type ParsedLine } from './import-line.ts';
 import { noteDeckWrite } from './kept-decks.ts';
+import { deckChangesHead, dropTransientRemovals } from './changes.ts';
 
 /**
  * Deck import (decisions.md "Operator interface", "Deck import line"): JSON Lines, one deck per
@@ -103,6 +104,8 @@ function writer(db: Db, bulkMinDecks: number, onChange: ((deckId: string) => voi
   let written = 0;
   const touched = new Set<number>();
   let dropped: { name: string; sql: string }[] = [];
+  /** The deck change feed's last number before this import (changes.ts). */
+  let changesBefore: number | null = null;
 
   function maybeEnterBulkMode(): void {
     if (dropped.length > 0 || written < bulkMinDecks || written < decksBefore / 5) return;
@@ -118,6 +121,7 @@ function writer(db: Db, bulkMinDecks: number, onChange: ((deckId: string) => voi
       written = 0;
       touched.clear();
       dropped = [];
+      changesBefore = deckChangesHead(db);
     },
     write(line: ParsedLine): 'upserted' | 'deleted' | 'notFound' {
       written += 1;
@@ -153,6 +157,7 @@ function writer(db: Db, bulkMinDecks: number, onChange: ((deckId: string) => voi
     finish() {
       for (const index of dropped) db.exec(index.sql);
       dropped = [];
+      dropTransientRemovals(db, changesBefore);
     },
   };
 }

@@ -15,3 +15,5 @@ export * from './timestamps.ts';
 export * from './types.ts';
 export * from './views.ts';
 export * from './zones.ts';
+export * from './changes.ts';
+export * from './changes-cursor.ts';

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { VERSION_PATTERN, readPointer, type StorageDriver } from '@snapdeck/snapshot';
 import { migrate } from '../db/database.ts';
 import { MIGRATIONS } from '../db/migrations.ts';
+import { startDeckChangesEpoch } from '../decks/changes.ts';
 import { storeLayout, type StoreManifest } from './layout.ts';
 import { fetchPart } from './part-fetch.ts';
 import { PartChecksumError, downloadPart, readGenerations } from './parts.ts';
@@ -96,6 +97,9 @@ export async function restoreStore(driver: StorageDriver, file: string, options:
                  SELECT t.token_hash, d.seq, t.kind, t.created_at, t.expires_at FROM auth.deck_tokens t JOIN main.decks d ON d.id = t.deck_id`);
       })();
       db.exec('DETACH DATABASE auth');
+      // A version named explicitly may be older than what partners have synced: their deck change
+      // cursors cannot be followed from it (they answer 410, and partners enumerate again).
+      if (options.version !== undefined) startDeckChangesEpoch(db);
       recordPublication(db, driver.location, positionOf(manifest), readGenerations(db));
       counts = {
         keys: db.prepare<[], number>('SELECT COUNT(*) FROM api_keys').pluck().get()!,
