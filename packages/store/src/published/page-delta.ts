@@ -3,6 +3,7 @@ import { open, rm, type FileHandle } from 'node:fs/promises';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { sha256Hex, type StorageDriver } from '@snapdeck/snapshot';
 import { deltaObjects, type DeltaRef, type StorePart } from './layout.ts';
+import { hashPage, pageRoot } from './page-root.ts';
 import { PartChecksumError } from './parts.ts';
 
 /**
@@ -93,7 +94,7 @@ export async function spoolDeltas(driver: StorageDriver, part: StorePart, baseSh
  * PartChecksumError, and nothing is left at `to`.
  */
 export async function applyDeltas(
-  driver: StorageDriver, part: StorePart, baseSha256: string, deltas: DeltaRef[], from: string, to: string, result: { sha256: string; size: number },
+  driver: StorageDriver, part: StorePart, baseSha256: string, deltas: DeltaRef[], from: string, to: string, result: { sha256: string; size: number; digest?: 'pages' },
 ): Promise<number> {
   let downloaded = 0;
   const spoolFile = `${to}.spool`;
@@ -105,6 +106,8 @@ export async function applyDeltas(
     if (pageSize === 0 || result.size % pageSize !== 0) throw new PartChecksumError(`${part} part ${result.sha256}: its deltas do not fit a file of ${result.size} bytes`);
     const sourceSize = (await source.stat()).size;
     const whole = createHash('sha256');
+    // A result named by its page root (digest 'pages') is checked by its pages' hashes.
+    const hashes = result.digest === 'pages' ? Buffer.alloc((result.size / pageSize) * 32) : null;
     const block = Buffer.alloc(BLOCK_PAGES * pageSize);
     for (let offset = 0; offset < result.size; offset += block.length) {
       const length = Math.min(block.length, result.size - offset);
@@ -116,10 +119,11 @@ export async function applyDeltas(
         const at = pages.get(n);
         if (at !== undefined) await readFully(spool, buffer.subarray((n - first) * pageSize, (n - first + 1) * pageSize), at);
       }
-      whole.update(buffer);
+      if (hashes) for (let at = 0; at < length; at += pageSize) hashPage(buffer.subarray(at, at + pageSize), hashes, (offset + at) / pageSize);
+      else whole.update(buffer);
       await target.write(buffer, 0, length, offset);
     }
-    if (whole.digest('hex') !== result.sha256) throw new PartChecksumError(`${part} part ${result.sha256}: the file its deltas make does not match its SHA-256`);
+    if ((hashes ? pageRoot(hashes) : whole.digest('hex')) !== result.sha256) throw new PartChecksumError(`${part} part ${result.sha256}: the file its deltas make does not match its SHA-256`);
     await target.close();
     return downloaded;
   } catch (error) {
