@@ -54,6 +54,15 @@ function readAt(file: string, length: number, position: number): Buffer | null {
 export function walChecksum(data: Buffer, bigEndian: boolean, s: [number, number]): [number, number] {
   let s0 = s[0];
   let s1 = s[1];
+  if (bigEndian === (endianness() === 'BE') && data.byteOffset % 4 === 0) {
+    // Words in this machine's order (SQLite writes its WALs so): read as such, ~10x faster.
+    const words = new Uint32Array(data.buffer, data.byteOffset, data.length / 4);
+    for (let i = 0; i < words.length; i += 2) {
+      s0 = (s0 + words[i]! + s1) >>> 0;
+      s1 = (s1 + words[i + 1]! + s0) >>> 0;
+    }
+    return [s0, s1];
+  }
   const read = bigEndian ? (at: number) => data.readUInt32BE(at) : (at: number) => data.readUInt32LE(at);
   for (let at = 0; at < data.length; at += 8) {
     s0 = (s0 + read(at) + s1) >>> 0;

@@ -149,7 +149,7 @@ async function deltaPieces(snap: DecksSnapshot, base: PartRef | null, minBytes: 
   if (!base || !snap.changed || snap.changed.length === 0 || snap.size < minBytes || snap.root === base.sha256) return null;
   const reader = await pageReader(snap);
   try {
-    return encodeDelta(snap.pageSize, snap.size, snap.changed, reader.page);
+    return await encodeDelta(snap.pageSize, snap.size, snap.changed, reader.page);
   } finally {
     await reader.close();
   }

@@ -96,9 +96,9 @@ export function everyPage(db: Db, files: WalFilesOf, log: PageLog, from: PartRef
     const block = Buffer.alloc(segmentBytes);
     for (let first = 1; first <= pageCount; first += perSegment) {
       const count = Math.min(perSegment, pageCount - first + 1);
+      view.block(first, count, block);
       for (let i = 0; i < count; i++) {
         const n = first + i - 1;
-        view.page(first + i).copy(block, i * pageSize);
         hashPage(block.subarray(i * pageSize, (i + 1) * pageSize), hashes, n);
         if (old && (n * HASH >= old.length || !hashes.subarray(n * HASH, (n + 1) * HASH).equals(old.subarray(n * HASH, (n + 1) * HASH)))) changed.push(n);
       }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { open, rm, type FileHandle } from 'node:fs/promises';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { deflateRaw, inflateRawSync } from 'node:zlib';
 import { sha256Hex, type StorageDriver } from '@snapdeck/snapshot';
 import { deltaObjects, type DeltaRef, type StorePart } from './layout.ts';
 import { hashPage, pageRoot } from './page-root.ts';
@@ -28,8 +29,14 @@ export const DELTA_PIECE_BYTES = 4 * 1024 * 1024;
 /** Pages read, patched, hashed and written at a time when applying. */
 const BLOCK_PAGES = 1024;
 
-/** Encodes the changed pages (ascending page numbers; `page(n)` reads one) into pieces. */
-export function encodeDelta(pageSize: number, resultSize: number, changed: number[], page: (n: number) => Buffer): Buffer[] {
+const deflated = promisify(deflateRaw);
+
+/**
+ * Encodes the changed pages (ascending page numbers; `page(n)` reads one) into pieces. The pieces
+ * are deflated in parallel (libuv's thread pool): deflate was the writer's largest cost per import
+ * (275 of ~700 ms of CPU for 100 decks into 300,000, one piece after the other).
+ */
+export async function encodeDelta(pageSize: number, resultSize: number, changed: number[], page: (n: number) => Buffer): Promise<Buffer[]> {
   const perPiece = Math.max(1, Math.floor((DELTA_PIECE_BYTES - HEADER) / (pageSize + 4)));
   const pieces: Buffer[] = [];
   for (let start = 0; start < changed.length || pieces.length === 0; start += perPiece) {
@@ -43,11 +50,11 @@ export function encodeDelta(pageSize: number, resultSize: number, changed: numbe
       piece.writeUInt32LE(n, HEADER + i * 4);
       page(n).copy(piece, HEADER + numbers.length * 4 + i * pageSize);
     });
-    // Stored deflated (level 1: fast): SQLite pages are text and zero-filled free space (measured
-    // 2-3x smaller); the SHA-256 in the manifest is that of the stored bytes.
-    pieces.push(deflateRawSync(piece, { level: 1 }));
+    pieces.push(piece);
   }
-  return pieces;
+  // Stored deflated (level 1: fast): SQLite pages are text and zero-filled free space (measured
+  // 2-3x smaller); the SHA-256 in the manifest is that of the stored bytes.
+  return Promise.all(pieces.map((piece) => deflated(piece, { level: 1 })));
 }
 
 /** The delta's reference for a manifest: its pieces' sizes and checksums, and the file it makes. */

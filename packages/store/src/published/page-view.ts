@@ -30,6 +30,8 @@ export interface PagedView {
   writerOnly: Uint32Array;
   /** The published content of page `pgno` (1-based). */
   page(pgno: number): Buffer;
+  /** Pages first..first+count-1 into `out`: one read of the database file, then the pages that differ from it. */
+  block(first: number, count: number, out: Buffer): void;
   close(): void;
 }
 
@@ -117,6 +119,20 @@ export function openPagedView(db: Db, files: WalFilesOf, wal: WalState): PagedVi
         leaves.forEach((leaf, i) => page.writeUInt32BE(leaf, 8 + 4 * i));
       }
       return page;
+    },
+    block(first, count, out) {
+      const length = count * pageSize;
+      out.fill(0, 0, length);
+      const start = (first - 1) * pageSize;
+      const have = Math.max(0, Math.min(length, mainSize - start));
+      for (let done = 0; done < have; ) {
+        const got = readSync(mainFd, out, done, have - done, start + done);
+        if (got === 0) break;
+        done += got;
+      }
+      for (let pgno = first; pgno < first + count; pgno++) {
+        if (pgno === 1 || secret.has(pgno) || latest.has(pgno)) view.page(pgno).copy(out, (pgno - first) * pageSize);
+      }
     },
     close() {
       // The main file's descriptor stays open (held-files.ts); the -wal file carries no SQLite lock.
