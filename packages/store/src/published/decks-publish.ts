@@ -74,7 +74,11 @@ async function uploadDelta(driver: StorageDriver, under: string, pieces: Buffer[
 
 /** The content of page `n` (0-based) of a snapshot: in memory (changed pages), else read from its file. */
 async function pageReader(snap: DecksSnapshot): Promise<{ page: (n: number) => Buffer; close: () => Promise<void> }> {
-  if (snap.pages) return { page: (n) => snap.pages!.get(n)!, close: async () => {} };
+  // Each page is read once, into its piece: let it go then.
+  if (snap.pages) {
+    const pages = snap.pages;
+    return { page: (n) => { const page = pages.get(n)!; pages.delete(n); return page; }, close: async () => {} };
+  }
   const handle = await open(snap.file!, 'r');
   const wanted = new Map<number, Buffer>();
   for (const n of snap.changed ?? []) {

@@ -54,18 +54,23 @@ export function changedPages(db: Db, files: WalFilesOf, log: PageLog, from: Part
     if (view.pageSize !== base.pageSize) return { fallback: 'the page size changed' };
     const candidates = new Set<number>([1, ...log.dirty(CURRENT), ...base.writerOnly, ...view.writerOnly]);
     for (let pgno = base.pageCount + 1; pgno <= view.pageCount; pgno++) candidates.add(pgno);
-    const old = log.hashes(base.pageCount);
-    const hashes = Buffer.alloc(view.pageCount * HASH);
-    old.copy(hashes, 0, 0, Math.min(old.length, hashes.length));
+    // The published hashes, updated in place (one buffer: 27 MB at 3,000,000 decks).
+    let hashes = log.hashes(base.pageCount);
+    if (view.pageCount !== base.pageCount) {
+      const resized = Buffer.alloc(view.pageCount * HASH);
+      hashes.copy(resized, 0, 0, Math.min(hashes.length, resized.length));
+      hashes = resized;
+    }
     const pages = new Map<number, Buffer>();
     const changedHashes = new Map<number, Buffer>();
+    const hash = Buffer.alloc(HASH);
     for (const pgno of candidates) {
       if (pgno > view.pageCount) continue;
       const n = pgno - 1;
       const page = view.page(pgno);
-      hashPage(page, hashes, n);
-      const hash = hashes.subarray(n * HASH, (n + 1) * HASH);
-      if (pgno <= base.pageCount && hash.equals(old.subarray(n * HASH, (n + 1) * HASH))) continue;
+      hashPage(page, hash, 0);
+      if (pgno <= base.pageCount && hash.equals(hashes.subarray(n * HASH, (n + 1) * HASH))) continue;
+      hash.copy(hashes, n * HASH);
       pages.set(n, page);
       changedHashes.set(n, Buffer.from(hash));
     }
