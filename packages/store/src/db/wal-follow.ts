@@ -61,15 +61,21 @@ const anchorAt = (state: WalState): WalAnchor => ({ salt1: state.header.salt1, s
  * that cannot be known, marks the log lost (with the reason, logged by the next publish). Returns
  * the WAL read (null when it could not be).
  */
-export function catchUp(log: PageLog, files: WalFilesOf): WalState | null {
+export function catchUp(log: PageLog, files: WalFilesOf, needFrames = true): WalState | null {
+  const anchor = log.anchor();
   let state: WalState;
   try {
+    const header = readWalIndexHeader(files.shm);
+    // Nothing committed since the anchor (same generation, same last frame and checksum): the
+    // frames need not be read again unless the caller reads pages through them.
+    if (!needFrames && header && anchor && header.salt1 === anchor.salt1 && header.salt2 === anchor.salt2 && header.mxFrame === anchor.frame && header.cksum1 === anchor.cksum1 && header.cksum2 === anchor.cksum2) {
+      return { header, frames: { salt1: header.salt1, salt2: header.salt2, pageSize: header.pageSize, pages: new Uint32Array(0), cksums: new Uint32Array(0) } };
+    }
     state = readWal(files);
   } catch (error) {
     log.lose(`the WAL could not be read (${(error as Error).message})`, null);
     return null;
   }
-  const anchor = log.anchor();
   const { pages, salt1, salt2, cksums } = state.frames;
   if (!anchor) {
     log.lose('no WAL position recorded', anchorAt(state));
@@ -141,7 +147,7 @@ export function advanceOnClose(db: Db): void {
     if (!log) return;
     try {
       underWriteLock(db, () => {
-        const state = catchUp(log, files);
+        const state = catchUp(log, files, false);
         if (state) log.advance([], settle(files, state));
       });
     } finally {

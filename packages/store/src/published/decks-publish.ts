@@ -138,7 +138,7 @@ export async function publishDecksPart(db: Db, driver: StorageDriver, from: Part
       const now = PageLog.open(files.dir);
       if (!now) return;
       try {
-        catchUp(now, files); // the frames written since the snapshot (this publish's own records among them)
+        catchUp(now, files, false); // the frames written since the snapshot (this publish's own records among them)
         if (now.baseline(PENDING)?.root === root) now.promote(files.dir);
       } finally {
         now.close();

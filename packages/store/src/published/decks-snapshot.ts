@@ -87,7 +87,7 @@ export function changedPages(db: Db, files: WalFilesOf, log: PageLog, from: Part
 export function everyPage(db: Db, files: WalFilesOf, log: PageLog, from: PartRef | null, file: string, segmentBytes: number): DecksSnapshot {
   const pending = log.baseline(PENDING);
   if (pending && from && pending.root === from.sha256) log.promote(files.dir);
-  catchUp(log, files);
+  catchUp(log, files, false);
   const base = log.baseline(CURRENT);
   const old = from && base && base.root === from.sha256 ? log.hashes(base.pageCount) : null;
   const view = openPagedView(db, files, readWal(files));
