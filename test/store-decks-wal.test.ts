@@ -158,6 +158,22 @@ describe('the writer reads what changed from its WAL', () => {
     expect(db.prepare("SELECT COUNT(*) FROM decks WHERE name = 'renamed by hand'").pluck().get()).toBe(50);
   });
 
+  it('through the CLI: the publish that compares every page says why, once; the next one reads the WAL again', async () => {
+    db.close();
+    sqlite3("UPDATE decks SET view_count = view_count + 1 WHERE rowid IN (SELECT rowid FROM decks LIMIT 10);");
+    const cli = (tag: string) => spawnSync(process.execPath, ['packages/cli/bin/snapdeck.js', 'decks', 'import', writeLines(some(5, tag)), '--db', file, '--publish', join(dir, 'store')], { encoding: 'utf8' });
+    const first = cli('Cli one');
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stderr.match(/every page of the decks part was compared: .*checkpointed/g)).toHaveLength(1);
+    const second = cli('Cli two');
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/published store version .* sent decks/);
+    expect(second.stderr).not.toMatch(/every page/);
+    db = openDatabase(file);
+    await importDecks(db, some(3, 'After cli').map(line));
+    await publishedRight({ kind: 'delta', fallback: false });
+  });
+
   it('a WAL reset by another connection (a RESTART checkpoint, then its write) is found; every page compared, right', async () => {
     await importDecks(db, some(10, 'Reset').map(line));
     const other = new Database(file);

@@ -37,11 +37,11 @@ function timed(cli: string, args: string[]): Timed {
   if (run.status !== 0) throw new Error(`${args.join(' ')} failed: ${run.stderr}`);
   const [, seconds, kb] = /TIMED ([\d.]+) (\d+)/.exec(run.stderr)!;
   // The report is on stderr after a change (--publish), on stdout for `store publish`; never printed here whole (keys create shows a key).
-  const lines = `${run.stderr}\n${run.stdout}`.split('\n').filter((l) => l.startsWith('published store version') || l.startsWith('comparing'));
+  const lines = `${run.stderr}\n${run.stdout}`.split('\n').filter((l) => l.startsWith('published store version') || l.startsWith('(every page'));
   const text = lines.join('\n');
   const sent = /\(([\d.]+) MB\)/.exec(text);
   const took = /in ([\d.]+) s/.exec(text);
-  return { seconds: Number(seconds), peakMB: Number(kb) / 1024, sentMB: sent ? Number(sent[1]) : 0, publishSeconds: took ? Number(took[1]) : NaN, report: lines.filter((l) => l.startsWith('comparing')).join(' | ') };
+  return { seconds: Number(seconds), peakMB: Number(kb) / 1024, sentMB: sent ? Number(sent[1]) : 0, publishSeconds: took ? Number(took[1]) : NaN, report: lines.filter((l) => l.startsWith('(every page')).join(' | ') };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
@@ -68,7 +68,7 @@ export async function writerPublishes(o: WriterOptions): Promise<void> {
           writeFileSync(file, [...generateDeckLines({ seed: seed++, count: size, templates: SYNTHETIC_TEMPLATES })].join('\n'));
           const run = timed(cli, ['decks', 'import', file, '--db', db, '--publish', location]);
           runs.push(run);
-          if (run.report.includes('comparing')) console.log(`      ${run.report}`);
+          if (run.report) console.log(`      ${run.report}`);
         }
         console.log(`    ${size} decks --publish, ${o.imports} imports: command ${spread(runs.map((r) => r.seconds))} s; its publish ${spread(runs.map((r) => r.publishSeconds))} s; peak RSS ${spread(runs.map((r) => r.peakMB), 0)} MB; sent ${spread(runs.map((r) => r.sentMB))} MB`);
       }

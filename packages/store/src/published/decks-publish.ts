@@ -103,6 +103,8 @@ export async function publishDecksPart(db: Db, driver: StorageDriver, from: Part
     return { ref, bytesSent, kind: 'whole', written: partObjects('decks', ref), commit: async () => {} };
   }
   await mkdir(files.dir, { recursive: true });
+  // The page cache an import grew (256 MB) is handed back before the publish allocates its own.
+  db.pragma('shrink_memory');
   db.pragma('wal_autocheckpoint = 0'); // wal-follow.ts: this connection's frames stay until read
   // Only a part named by its page root (this writer's own kind) is a base for a delta.
   const base = from?.digest === 'pages' && from.pageSize ? from : null;
@@ -112,8 +114,9 @@ export async function publishDecksPart(db: Db, driver: StorageDriver, from: Part
   let made: Omit<DecksPublished, 'commit' | 'fallback'> & { root: string };
   let fallback: string | undefined;
   try {
-    const every = (why: string) => {
-      options.onProgress?.(`comparing every page of the decks part: ${why}`);
+    // Why is said once, in the result (decksFallback), not in the progress.
+    const every = () => {
+      options.onProgress?.('reading every page of the decks part');
       return underWriteLock(db, () => everyPage(db, files, log, base, join(work, 'decks.db'), DECKS_SEGMENT_BYTES));
     };
     const changed = underWriteLock(db, () => changedPages(db, files, log, base));
@@ -121,11 +124,11 @@ export async function publishDecksPart(db: Db, driver: StorageDriver, from: Part
     if ('fallback' in changed) {
       // With nothing of this kind published yet there is nothing to compare with: not a fallback.
       fallback = base ? changed.fallback : undefined;
-      snap = every(changed.fallback);
+      snap = every();
     } else snap = changed;
     let pieces = await deltaPieces(snap, base, minBytes);
     if (!snap.file && base && snap.root !== base.sha256 && !fits(base, pieces, snap.size, ratio)) {
-      snap = every(pieces ? 'the deltas outgrew the file (a rebase)' : 'a small part is sent whole');
+      snap = every(); // a rebase, or a part too small for deltas: the whole file is needed
       pieces = await deltaPieces(snap, base, minBytes);
     }
     made = await upload(driver, snap, base, pieces, ratio, options);
