@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 type Db = Database.Database;
@@ -142,17 +143,17 @@ export function advanceOnClose(db: Db): void {
   try {
     if (!db.open || db.inTransaction || db.readonly) return;
     const files = walFilesOf(db);
-    if (!files) return;
-    const log = PageLog.open(files.dir);
-    if (!log) return;
-    try {
-      underWriteLock(db, () => {
+    if (!files || !existsSync(files.dir)) return; // never published: no page log, and no lock taken
+    underWriteLock(db, () => {
+      const log = PageLog.open(files.dir);
+      if (!log) return;
+      try {
         const state = catchUp(log, files, false);
         if (state) log.advance([], settle(files, state));
-      });
-    } finally {
-      log.close();
-    }
+      } finally {
+        log.close();
+      }
+    });
   } catch {
     // The close goes on; the next publish finds the log lost or behind and deals with it.
   }

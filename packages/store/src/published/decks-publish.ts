@@ -110,7 +110,8 @@ export async function publishDecksPart(db: Db, driver: StorageDriver, from: Part
   const base = from?.digest === 'pages' && from.pageSize ? from : null;
   const ratio = options.rebaseRatio ?? DECKS_REBASE_RATIO;
   const minBytes = options.deltaMinBytes ?? DECKS_DELTA_MIN_BYTES;
-  const log = PageLog.open(files.dir) ?? PageLog.create(files.dir);
+  // Opened (and, the first time, made) under the write lock, like every change to it: processes take turns.
+  const log = underWriteLock(db, () => PageLog.open(files.dir) ?? PageLog.create(files.dir));
   let made: Omit<DecksPublished, 'commit' | 'fallback'> & { root: string };
   let fallback: string | undefined;
   try {
