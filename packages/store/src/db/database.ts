@@ -19,7 +19,7 @@ export function openDatabase(file: string, migrations: readonly Migration[] = MI
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   // Deleted rows (share tokens, decks' tokens) are overwritten with zeros and freed pages zeroed,
-  // so that a page-level copy of this file (a decks part) cannot carry them (parts.ts stripSecrets).
+  // so that a page-level copy of this file (a decks part) cannot carry them (page-view.ts, parts.ts).
   db.pragma('secure_delete = ON');
   if (file !== ':memory:') {
     // A database that publishes its decks keeps its WAL frames until it has read them (wal-follow.ts):

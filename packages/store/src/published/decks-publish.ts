@@ -11,16 +11,17 @@ import { buildDecksPart, describePart, partObjects, uploadPart } from './parts.t
 
 /**
  * The decks part, published incrementally (docs/contributors/store-format.md, "Deck changes cost
- * what changed").
+ * what changed" and "How the writer finds its changed pages").
  *
- * The part is the writer database itself, copied page for page with SQLite's online backup API
- * (a consistent snapshot that keeps every page where it is, unlike VACUUM INTO, which rewrites
- * them all) and stripped of key and token rows under secure_delete (stripSecrets: it touches only
- * the pages those tables held, the free-list and the schema). The writer keeps the copy it last
- * published, named by its SHA-256, beside the database (`<db>.store-decks/<sha256>.db`). A new
- * copy is compared with it page by page; the pages that differ are the *delta*, uploaded in
- * pieces of at most 4 MiB. The manifest names the base file (its segments, uploaded once) and the
- * chain of deltas since; a gateway holding any file of the chain applies only the deltas after it.
+ * The part is the writer database itself, read page by page under its write lock with the
+ * writer-only pages emptied (page-view.ts), and named by its page root. The writer keeps a page log
+ * beside the database (db/page-log.ts: the published page hashes and the pages written since, read
+ * from the WAL by db/wal-follow.ts): a publish reads, hashes and compares only those pages
+ * (decks-snapshot.ts, changedPages), or every page when the log cannot say what changed
+ * (everyPage, the fallback, also how a part is first sent or rebased). The pages that differ are
+ * the *delta*, uploaded in pieces of at most 4 MiB. The manifest names the base file (its
+ * segments, uploaded once) and the chain of deltas since; a gateway holding any file of the chain
+ * applies only the deltas after it.
  *
  * Compaction (a rebase): once the deltas of a chain would add up to more than
  * DECKS_REBASE_RATIO of the file, or number DECKS_MAX_DELTAS, the new file is uploaded whole as a
