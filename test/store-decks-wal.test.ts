@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FsDriver, readPointer } from '@snapdeck/snapshot';
 import {
   DeckStore, KeyStore, fetchPart, hashSecret, importDecks, openDatabase, publishStore, readStoreManifest, restoreStore, storeLayout,
@@ -19,6 +19,7 @@ import {
 } from '@snapdeck/store';
 import { deck, line } from './helpers/deck-db.ts';
 import { tempDir } from './helpers/harness.ts';
+import { ensureInstalled } from './helpers/processes.ts';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -43,6 +44,7 @@ function keysAndTokens(tag: string, decks: Array<{ id: string }>): void {
   for (const d of decks) secrets.push(hashSecret(store.createShareToken(d.id, 3600)!), hashSecret(store.createPrivateLink(d.id)!));
 }
 
+beforeAll(() => ensureInstalled('sqlite3', ['--version'], 'ensure-sqlite3.sh'));
 beforeEach(async () => {
   ({ dir, cleanup } = await tempDir('snapdeck-decks-wal-'));
   file = join(dir, 'writer.db');
