@@ -28,23 +28,27 @@
  *       bytes uploaded, bytes downloaded per gateway, command return → served by both gateways,
  *       storage requests, then --successive imports and the storage used (lib/store-incremental.ts).
  *       `--only incremental` runs (h) alone; the full run ends with it. `--only core` runs (a)-(e).
- * Usage: npm run bench:store [-- --seconds 8 --rounds 5 --fresh --fault-trials 50 --purge-trials 5 --only core|faults|purge|incremental
- *   --decks 1000000 --imports100 20 --imports1000 20 --successive 100]
+ *   (i) the writer's publish per import, command start to exit (lib/store-writer.ts): `--only writer
+ *       --sizes 300000,1000000 --imports 5`, `--before DIR` to time another checkout's CLI alike.
+ * Usage: npm run bench:store [-- --seconds 8 --rounds 5 --fresh --fault-trials 50 --purge-trials 5 --only core|faults|purge|incremental|writer
+ *   --decks 1000000 --imports100 20 --imports1000 20 --successive 100 --data-dir DIR (where generated databases are kept)]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FsDriver, sha256Hex } from '@snapdeck/snapshot';
-import { KeyStore, MIGRATIONS, importDecks, openDatabase, publishStore, type Db } from '@snapdeck/store';
+import { FsDriver } from '@snapdeck/snapshot';
+import { KeyStore, importDecks, openDatabase, publishStore, type Db } from '@snapdeck/store';
 import { SYNTHETIC_TEMPLATES, generateDeckLines } from '../lib/deck-generator.ts';
 import { writeDefaultCatalog } from '../generate-catalog.ts';
 import { rssMB, startGatewayProcess, waitForHttp } from './lib/process.ts';
 import { revokeUnderFaults } from './lib/store-faults.ts';
 import { DECKS_DOWNLOAD_MS, purgeAfterSlowDownload } from './lib/store-purge.ts';
 import { incrementalImports } from './lib/store-incremental.ts';
+import { writerPublishes } from './lib/store-writer.ts';
+import { cachedDeckDatabase } from './lib/bench-decks-db.ts';
 import { PINNING, ensureWrk, pinServer, runWrk } from './lib/wrk.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -62,7 +66,7 @@ const rounds = Number(args[args.indexOf('--rounds') + 1] || 0) || 5;
 const faultTrials = Number(args.includes('--fault-trials') ? args[args.indexOf('--fault-trials') + 1] : 0) || TRIALS;
 /** (g): trials of the purge after an 8 s decks download. */
 const purgeTrials = Number(args.includes('--purge-trials') ? args[args.indexOf('--purge-trials') + 1] : 0) || 5;
-const PARTS = ['core', 'faults', 'purge', 'incremental'] as const;
+const PARTS = ['core', 'faults', 'purge', 'incremental', 'writer'] as const;
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 if (only !== undefined && !(PARTS as readonly string[]).includes(only)) {
   console.error(`--only takes one of: ${PARTS.join(', ')} (got ${only ?? 'nothing'})`);
@@ -77,26 +81,9 @@ const median = (values: number[]) => quantile(values, 0.5);
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A database of `count` generated decks, built once and cached (a copy is used, so runs start alike). */
-async function deckDatabase(count: number, work: string): Promise<string> {
-  const version = sha256Hex(JSON.stringify({ count, SEED, SYNTHETIC_TEMPLATES, schema: MIGRATIONS.map((m) => [m.version, m.sql]) })).slice(0, 16);
-  const cached = join(tmpdir(), `snapdeck-bench-store-${count}-${version}.db`);
-  if (fresh) rmSync(cached, { force: true });
-  if (!existsSync(cached)) {
-    const building = `${cached}.building`;
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
-    console.error(`generating and importing ${count.toLocaleString('en')} decks (once; later runs reuse ${cached}) …`);
-    const db = openDatabase(building);
-    const result = await importDecks(db, generateDeckLines({ seed: SEED, count, templates: SYNTHETIC_TEMPLATES }));
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    db.close();
-    renameSync(building, cached);
-    console.error(`imported in ${(result.elapsedMs / 1000).toFixed(0)} s`);
-  }
-  const copy = join(work, `decks-${count}.db`);
-  spawnSync('cp', [cached, copy]);
-  return copy;
-}
+/** A database of `count` generated decks (lib/bench-decks-db.ts), cached under --data-dir (default: the OS temp folder). */
+const deckDatabase = (count: number, work: string, name = '') =>
+  cachedDeckDatabase({ count, seed: SEED, work, name, fresh, dataDir: args.includes('--data-dir') ? args[args.indexOf('--data-dir') + 1]! : tmpdir() });
 
 function startStoreGateway(port: number, snapshots: string, location: string, cacheDir: string): Promise<ChildProcess> {
   const gateway = spawn(process.execPath, [cli, 'serve', '--port', String(port), '--snapshots', snapshots, '--store', location, '--cache-dir', cacheDir, '--store-poll-ms', '500', '--address-quota', String(ADDRESS_QUOTA)], {
@@ -176,6 +163,13 @@ async function incremental(work: string, snapshots: string, children: ChildProce
   for (const child of children) child.kill('SIGTERM');
 }
 
+/** (i): the writer's publish per import, this checkout's CLI and (--before DIR) another's. */
+async function writer(work: string): Promise<void> {
+  const before = args.includes('--before') ? [{ name: 'before', cli: join(resolve(args[args.indexOf('--before') + 1]!), 'packages', 'cli', 'bin', 'snapdeck.js') }] : [];
+  const sizes = (args.includes('--sizes') ? args[args.indexOf('--sizes') + 1]! : '300000,1000000').split(',').map(Number);
+  await writerPublishes({ clis: [...before, { name: 'after', cli }], work, sizes, imports: numberArg('--imports', 5), seed: SEED, database: (count, name) => deckDatabase(count, work, name) });
+}
+
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'snapdeck-bench-store-'));
   const children: ChildProcess[] = [];
@@ -186,6 +180,7 @@ async function main(): Promise<void> {
     const snapshots = buildSnapshots(work);
     if (only === 'faults') await faults(work, snapshots, children);
     else if (only === 'purge') await purge(work, snapshots);
+    else if (only === 'writer') await writer(work);
     else await incremental(work, snapshots, children);
     for (const child of children) child.kill('SIGTERM');
     await sleep(500);

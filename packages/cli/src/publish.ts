@@ -40,7 +40,9 @@ export function describePublish(result: StorePublishResult, location: string): s
 function describeVersion(result: StorePublishResult, location: string): string {
   if (result.alreadyCurrent) return `store version ${result.version} at ${location} is already current: nothing changed since the last publish\n`;
   const built = result.built.length > 0 ? `sent ${result.built.join(' and ')} (${(result.bytesSent / 1e6).toFixed(2)} MB)` : 'nothing new to send';
-  return `published store version ${result.version} to ${location}: ${built}; auth ${(result.sizes.auth / 1e3).toFixed(1)} kB, decks ${(result.sizes.decks / 1e6).toFixed(2)} MB, in ${(result.elapsedMs / 1000).toFixed(2)} s\n`;
+  // Said once, on the publish that had to compare every page of the decks part (the next reads the WAL again).
+  const fallback = result.decksFallback ? `(every page of the decks part was compared: ${result.decksFallback})\n` : '';
+  return `published store version ${result.version} to ${location}: ${built}; auth ${(result.sizes.auth / 1e3).toFixed(1)} kB, decks ${(result.sizes.decks / 1e6).toFixed(2)} MB, in ${(result.elapsedMs / 1000).toFixed(2)} s\n${fallback}`;
 }
 
 /** Where a command publishes: checked before the change is made (a bad location changes nothing). */

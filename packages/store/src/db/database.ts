@@ -1,7 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, type Migration } from './migrations.ts';
+import { advanceOnClose } from './wal-follow.ts';
 
 export type Db = Database.Database;
 
@@ -18,8 +19,18 @@ export function openDatabase(file: string, migrations: readonly Migration[] = MI
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   // Deleted rows (share tokens, decks' tokens) are overwritten with zeros and freed pages zeroed,
-  // so that a page-level copy of this file (a decks part) cannot carry them (parts.ts stripSecrets).
+  // so that a page-level copy of this file (a decks part) cannot carry them (page-view.ts, parts.ts).
   db.pragma('secure_delete = ON');
+  if (file !== ':memory:') {
+    // A database that publishes its decks keeps its WAL frames until it has read them (wal-follow.ts):
+    // no automatic checkpoint, and its own, after reading them, when the connection closes.
+    if (existsSync(`${resolve(file)}.store-decks`)) db.pragma('wal_autocheckpoint = 0');
+    const close = db.close.bind(db);
+    db.close = () => {
+      advanceOnClose(db);
+      return close();
+    };
+  }
   migrate(db, migrations);
   return db;
 }

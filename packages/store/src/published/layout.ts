@@ -74,14 +74,25 @@ export const partRefSchema = z.object({
    */
   pageSize: z.number().int().min(512).max(65536).optional(),
   pageRoot: sha256.optional(),
+  /**
+   * 'pages': `sha256` (and each delta's `result.sha256`, the base's and the bridge's `from`) is the
+   * file's page root, not the SHA-256 of its bytes, so that the writer names a new file by what
+   * changed without reading all of it (decks-publish.ts). Files are checked by hashing their pages.
+   */
+  digest: z.literal('pages').optional(),
 });
 export type PartRef = z.infer<typeof partRefSchema>;
 
 /** A store's lineage id: a random UUID drawn by its first publish (version-order.ts). */
 export const STORE_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/**
+ * Manifest format: 2 when a part is named by its page root (`digest: 'pages'`), which a reader of
+ * format 1 would check as a SHA-256 of the bytes and refuse; 1 otherwise.
+ */
+export const STORE_MANIFEST_FORMATS = [1, 2] as const;
 export const storeManifestSchema = z.object({
-  format: z.literal(1),
+  format: z.union([z.literal(STORE_MANIFEST_FORMATS[0]), z.literal(STORE_MANIFEST_FORMATS[1])]),
   kind: z.literal('snapdeck-store'),
   version: z.string().regex(VERSION_PATTERN),
   createdAt: z.string(),

@@ -1,10 +1,12 @@
-import { hash } from 'node:crypto';
 import { readSync, writeSync } from 'node:fs';
 import { copyFile, open, rename, rm } from 'node:fs/promises';
-import { sha256Hex, type StorageDriver } from '@snapdeck/snapshot';
+import type { StorageDriver } from '@snapdeck/snapshot';
 import type { DeltaRef, PartRef, StorePart } from './layout.ts';
-import { readFully, spoolDeltas } from './page-delta.ts';
+import { spoolDeltas } from './page-delta.ts';
+import { hashPage, pageRoot } from './page-root.ts';
 import { PartChecksumError } from './parts.ts';
+
+export { hashPage, pageHashesOf, pageRoot } from './page-root.ts';
 
 /**
  * Page hashes (for deck deltas): the SHA-256 of every page of a part file, 32 bytes each, in order; and
@@ -23,30 +25,6 @@ export interface Patched {
   downloaded: number;
   hashes: Buffer;
   changed: number[];
-}
-
-export const pageRoot = (hashes: Buffer): string => sha256Hex(hashes);
-
-export function hashPage(page: Buffer, into: Buffer, n: number): void {
-  (hash('sha256', page, 'buffer') as Buffer).copy(into, n * HASH);
-}
-
-/** The page hashes of `file`, read in blocks of 4 MiB. */
-export async function pageHashesOf(file: string, pageSize: number): Promise<Buffer> {
-  const handle = await open(file, 'r');
-  try {
-    const { size } = await handle.stat();
-    const hashes = Buffer.alloc(Math.ceil(size / pageSize) * HASH);
-    const block = Buffer.alloc(1024 * pageSize);
-    for (let offset = 0; offset < size; offset += block.length) {
-      const length = Math.min(block.length, size - offset);
-      await readFully(handle, block.subarray(0, length), offset);
-      for (let at = 0; at < length; at += pageSize) hashPage(block.subarray(at, Math.min(at + pageSize, length)), hashes, (offset + at) / pageSize);
-    }
-    return hashes;
-  } finally {
-    await handle.close();
-  }
 }
 
 /**

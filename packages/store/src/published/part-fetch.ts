@@ -56,7 +56,7 @@ export async function fetchPart(driver: StorageDriver, part: StorePart, ref: Par
   if (!ref.base || !ref.deltas) return { downloaded: await downloadPart(driver, part, ref, file) };
   const baseFile = `${tempName(file)}.base`;
   try {
-    const base = { sha256: ref.base.sha256, size: ref.base.size, generation: ref.generation, segments: ref.segments };
+    const base = { sha256: ref.base.sha256, size: ref.base.size, generation: ref.generation, segments: ref.segments, digest: ref.digest, pageSize: ref.pageSize };
     let downloaded = await downloadPart(driver, part, base, baseFile);
     const temp = tempName(file);
     downloaded += await applyDeltas(driver, part, ref.base.sha256, ref.deltas, baseFile, temp, ref);

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { sha256Hex, sha256OfFile, storedChecksum, type StorageDriver } from '@snapdeck/snapshot';
 import type { Db } from '../db/database.ts';
 import { STORE_SEGMENT_BYTES, deltaObjects, storeLayout, storedUnder, type PartRef, type StorePart } from './layout.ts';
+import { hashPage, pageRoot, pageRootOf } from './page-root.ts';
 
 /**
  * Part files: building them from the writer database, uploading them in verified segments, and
@@ -84,7 +85,7 @@ export function buildDecksPart(db: Db, file: string): number {
 }
 
 /** Tables of the writer's schema that a decks part keeps empty (their rows are secrets or the writer's own). */
-const WRITER_ONLY_TABLES = ['api_keys', 'deck_tokens', 'store_publications'] as const;
+export const WRITER_ONLY_TABLES = ['api_keys', 'deck_tokens', 'store_publications'] as const;
 
 /**
  * Empties WRITER_ONLY_TABLES of a copy of the writer database so that not one byte of their rows
@@ -195,6 +196,10 @@ export async function downloadPart(driver: StorageDriver, part: StorePart, ref: 
   const temp = tempName(file);
   const handle = await open(temp, 'w');
   const whole = createHash('sha256');
+  // A part named by its page root is checked by its pages' hashes (segments are whole pages).
+  const pageSize = ref.digest === 'pages' ? ref.pageSize : undefined;
+  const hashes = pageSize ? Buffer.alloc(Math.ceil(ref.size / pageSize) * 32) : null;
+  let at = 0;
   try {
     for (let n = 0; n < ref.segments.length; n++) {
       const key = storeLayout.segment(part, storedUnder(ref), n);
@@ -204,12 +209,16 @@ export async function downloadPart(driver: StorageDriver, part: StorePart, ref: 
       if (object.body.length !== expected.size || sha256Hex(object.body) !== expected.sha256) {
         throw new PartChecksumError(`${driver.location}/${key} does not match its SHA-256 in the manifest`);
       }
-      whole.update(object.body);
+      if (hashes && pageSize) {
+        const body = Buffer.from(object.body.buffer, object.body.byteOffset, object.body.length);
+        for (let p = 0; p < body.length; p += pageSize) hashPage(body.subarray(p, p + pageSize), hashes, (at + p) / pageSize);
+      } else whole.update(object.body);
+      at += object.body.length;
       await handle.write(object.body);
     }
     await handle.sync();
     await handle.close();
-    if (whole.digest('hex') !== ref.sha256) throw new PartChecksumError(`${part} part ${ref.sha256}: the whole file does not match its SHA-256`);
+    if ((hashes ? pageRoot(hashes) : whole.digest('hex')) !== ref.sha256) throw new PartChecksumError(`${part} part ${ref.sha256}: the whole file does not match its ${hashes ? 'page root' : 'SHA-256'}`);
     await rename(temp, file);
     return ref.size;
   } catch (error) {
@@ -223,5 +232,6 @@ export async function downloadPart(driver: StorageDriver, part: StorePart, ref: 
 export async function hasPart(file: string, ref: PartRef): Promise<boolean> {
   const info = await stat(file).catch(() => null);
   if (!info || info.size !== ref.size) return false;
+  if (ref.digest === 'pages' && ref.pageSize) return (await pageRootOf(file, ref.pageSize)) === ref.sha256;
   return (await sha256OfFile(file)).sha256 === ref.sha256;
 }

@@ -73,6 +73,8 @@ export interface StorePublishResult {
   rolledBack?: { pointer: string; own: string };
   /** How the decks part went, when it was built: whole, as a page delta, or whole again (a rebase). */
   decks?: DecksPublished['kind'];
+  /** Why the writer compared every page of the decks part instead of reading what changed (decks-publish.ts). */
+  decksFallback?: string;
   elapsedMs: number;
 }
 
@@ -179,7 +181,7 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
       storeId: own?.storeId ?? baseManifest?.storeId ?? randomUUID(),
     };
     const manifest: StoreManifest = {
-      format: 1, kind: 'snapdeck-store', version, createdAt: versionTime(version)!.toISOString(), base: rolledBack ? rolledBack.own : base?.version ?? null,
+      format: parts.decks!.digest === 'pages' || parts.auth!.digest === 'pages' ? 2 : 1, kind: 'snapdeck-store', version, createdAt: versionTime(version)!.toISOString(), base: rolledBack ? rolledBack.own : base?.version ?? null,
       sequence: position.sequence!, storeId: position.storeId!, parts: { auth: parts.auth!, decks: parts.decks! },
     };
     const body = Buffer.from(JSON.stringify(manifest, null, 1));
@@ -214,7 +216,7 @@ export async function publishStore(db: Db, driver: StorageDriver, options: Store
       options.onProgress?.(`old store versions were not removed (the next publish tries again): ${(error as Error).message}`);
       return { versions: 0, bytes: 0 };
     });
-    return { version, alreadyCurrent: false, built, bytesSent, sizes: sizesOf(manifest), pruned, rolledBack, decks: decksPublished?.kind, elapsedMs: Date.now() - started };
+    return { version, alreadyCurrent: false, built, bytesSent, sizes: sizesOf(manifest), pruned, rolledBack, decks: decksPublished?.kind, decksFallback: decksPublished?.fallback, elapsedMs: Date.now() - started };
   } finally {
     await rm(work, { recursive: true, force: true });
   }
