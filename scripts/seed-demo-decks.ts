@@ -176,7 +176,10 @@ export async function seedDemoDecks(options: { db: Db; catalogDir: string; count
 
 /** curl lines for the demo, with `{base}` and `{key}` placeholders (scripts/start.ts fills them in). */
 export function demoCurlLines(seeded: SeededDemo): string[] {
-  const lines = [`curl -s -H 'X-API-Key: {key}' '{base}/decks/public?gameId=digimon&limit=3'`];
+  const lines = [
+    `curl -s -H 'X-API-Key: {key}' '{base}/decks/public?gameId=digimon&limit=3'`,
+    `curl -s -H 'X-API-Key: {key}' '{base}/decks/changes?gameId=digimon'   # the deck change feed's cursor of now`,
+  ];
   const ids = seeded.publicDecks.map((deck) => deck.deckId);
   if (ids.length > 0) {
     lines.push(`curl -s -X POST -H 'X-API-Key: {key}' -H 'Content-Type: application/json' -d '{"ids": ${JSON.stringify(ids.slice(0, 2))}}' '{base}/decks/details'`);
