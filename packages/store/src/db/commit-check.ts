@@ -1,34 +1,12 @@
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import type { Db } from './database.ts';
+import { heldFile, type HeldFile } from './held-files.ts';
+import { INDEX_HEADER_BYTES, WAL_VERSION } from './wal.ts';
 
 /** Says whether the database may have changed since it was last asked: true on the first call. */
 export interface CommitCheck {
   changed(): boolean;
 }
-
-/**
- * The wal-index header: the first 48 bytes of a WAL database's `-shm` file, which every commit
- * rewrites before it returns (its iChange counter moves with each write transaction; the copy read
- * here is the one written last). https://sqlite.org/walformat.html, "The WAL-Index Header".
- */
-const WAL_INDEX_HEADER_BYTES = 48;
-/** iVersion, the header's first field: the wal-index format this reading knows. */
-const WAL_INDEX_VERSION = 3007000;
-
-/** A `-shm` file opened here: its descriptor, and whether it is still open (closeDeleted). */
-interface ShmFile {
-  readonly fd: number;
-  open: boolean;
-}
-
-/**
- * The `-shm` files opened here: the one now at each path, shared by every check of that database,
- * and those replaced at their path since. A descriptor is closed only once SQLite has deleted its
- * file (closeDeleted): closing any descriptor of a file drops every POSIX lock the process holds on
- * that file, and SQLite's own WAL locks are held on a `-shm` file while a connection uses it.
- */
-const shmFiles = new Map<string, ShmFile>();
-const replacedShmFiles = new Set<ShmFile>();
 
 /**
  * How a reader of `db` learns that a connection (this one or another process's) committed since it
@@ -59,9 +37,15 @@ function dataVersionCheck(db: Db): CommitCheck {
   };
 }
 
-function walIndexCheck(shm: ShmFile): CommitCheck {
-  const read = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
-  const seen = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
+/**
+ * Reads the wal-index header: the first INDEX_HEADER_BYTES of a WAL database's `-shm` file, which
+ * every commit rewrites before it returns (its iChange counter moves with each write transaction;
+ * the copy read here is the one written last). https://sqlite.org/walformat.html, "The WAL-Index
+ * Header". The descriptor is held-files.ts's, shared with the writer's reads of the same file.
+ */
+function walIndexCheck(shm: HeldFile): CommitCheck {
+  const read = Buffer.alloc(INDEX_HEADER_BYTES);
+  const seen = Buffer.alloc(INDEX_HEADER_BYTES);
   let first = true;
   return {
     changed() {
@@ -69,7 +53,7 @@ function walIndexCheck(shm: ShmFile): CommitCheck {
       // nothing to read, so every call says "changed" and the reader goes to SQL each time.
       if (!shm.open) return true;
       // A header cut short (never seen: SQLite sizes the file before writing it) reads as a change.
-      if (readSync(shm.fd, read, 0, WAL_INDEX_HEADER_BYTES, 0) !== WAL_INDEX_HEADER_BYTES) return true;
+      if (readSync(shm.fd, read, 0, INDEX_HEADER_BYTES, 0) !== INDEX_HEADER_BYTES) return true;
       if (!first && read.equals(seen)) return false;
       first = false;
       read.copy(seen);
@@ -81,19 +65,19 @@ function walIndexCheck(shm: ShmFile): CommitCheck {
 /**
  * `db`'s `-shm` file when `db` is a WAL database whose wal-index this reading knows, else null.
  */
-function walIndexFile(db: Db): ShmFile | null {
+function walIndexFile(db: Db): HeldFile | null {
   // In exclusive locking mode SQLite may keep the wal-index in its own memory, not in the file
   // (https://sqlite.org/wal.html#noshm), and no other process can commit anyway.
   if (db.memory || db.pragma('journal_mode', { simple: true }) !== 'wal' || db.pragma('locking_mode', { simple: true }) === 'exclusive') return null;
   db.pragma('data_version'); // a read: SQLite has made and mapped the -shm file
   const file = mainFile(db);
   if (file === '') return null; // a temporary database: no file
-  const shm = shmFile(`${file}-shm`);
+  const shm = heldFile(`${file}-shm`);
   if (shm === null) return null;
-  const header = Buffer.alloc(WAL_INDEX_HEADER_BYTES);
-  if (readSync(shm.fd, header, 0, WAL_INDEX_HEADER_BYTES, 0) !== WAL_INDEX_HEADER_BYTES) return null;
+  const header = Buffer.alloc(INDEX_HEADER_BYTES);
+  if (readSync(shm.fd, header, 0, INDEX_HEADER_BYTES, 0) !== INDEX_HEADER_BYTES) return null;
   // iVersion is in the machine's byte order.
-  return header.readUInt32LE(0) === WAL_INDEX_VERSION || header.readUInt32BE(0) === WAL_INDEX_VERSION ? shm : null;
+  return header.readUInt32LE(0) === WAL_VERSION || header.readUInt32BE(0) === WAL_VERSION ? shm : null;
 }
 
 /**
@@ -105,47 +89,4 @@ function walIndexFile(db: Db): ShmFile | null {
 function mainFile(db: Db): string {
   const databases = db.pragma('database_list') as Array<{ name: string; file: string }>;
   return databases.find((database) => database.name === 'main')?.file ?? '';
-}
-
-/**
- * The -shm file now at `path`, or null when there is none. One opened earlier for the path is used
- * only while it is still that file: SQLite deletes the file and makes it again when every
- * connection to the database has closed.
- */
-function shmFile(path: string): ShmFile | null {
-  try {
-    const now = statSync(path);
-    const kept = shmFiles.get(path);
-    if (kept !== undefined) {
-      const was = fstatSync(kept.fd);
-      if (was.ino === now.ino && was.dev === now.dev) return kept;
-      shmFiles.delete(path);
-      replacedShmFiles.add(kept);
-    }
-    closeDeleted();
-    const opened: ShmFile = { fd: openSync(path, 'r'), open: true };
-    shmFiles.set(path, opened);
-    return opened;
-  } catch {
-    return null; // no -shm where SQLite would keep it (a VFS of its own)
-  }
-}
-
-/**
- * Closes the descriptors of the -shm files deleted since they were opened, so that databases
- * opened and closed again and again (the writer's commands in one long-lived process, a test run)
- * keep one descriptor each at most, not one per open. SQLite deletes a -shm file only as the last
- * connection to its database, in any process, closes: then no connection holds a lock on it, and
- * none can open it again, so closing drops no lock anyone relies on.
- */
-function closeDeleted(): void {
-  for (const [path, shm] of shmFiles) if (closedIfDeleted(shm)) shmFiles.delete(path);
-  for (const shm of replacedShmFiles) if (closedIfDeleted(shm)) replacedShmFiles.delete(shm);
-}
-
-function closedIfDeleted(shm: ShmFile): boolean {
-  if (fstatSync(shm.fd).nlink > 0) return false;
-  closeSync(shm.fd);
-  shm.open = false;
-  return true;
 }

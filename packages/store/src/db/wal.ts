@@ -34,9 +34,10 @@ export interface WalIndexHeader extends WalSalts {
   nBackfill: number;
 }
 
-const INDEX_HEADER_BYTES = 48;
+/** The wal-index header's size, and (below) the format version its first field names: https://sqlite.org/walformat.html. */
+export const INDEX_HEADER_BYTES = 48;
 const CKPT_INFO_BYTES = 40;
-const WAL_VERSION = 3007000;
+export const WAL_VERSION = 3007000;
 const WAL_HEADER_BYTES = 32;
 const FRAME_HEADER_BYTES = 24;
 const MAGIC_LE = 0x377f0682;
