@@ -27,6 +27,18 @@ function expectExact(check: CommitCheck, commit: () => void, commits = 25): void
   }
 }
 
+/** expectExact for a check of `reader`, with commits through a new connection to `path`; closes both. */
+function expectExactThrough(reader: ReturnType<typeof openDatabase>, path: string, commits = 5): void {
+  const writer = openDatabase(path);
+  try {
+    const insert = writer.prepare('INSERT INTO notes VALUES (?)');
+    expectExact(commitCheck(reader), () => insert.run(1), commits);
+  } finally {
+    writer.close();
+    reader.close();
+  }
+}
+
 describe('commitCheck', () => {
   it("sees every commit of another connection to a WAL database (the wal-index header)", () => {
     const t = database();
@@ -69,15 +81,7 @@ describe('commitCheck', () => {
     commitCheck(t.db).changed();
     t.db.close();
     expect(existsSync(`${t.file}-shm`)).toBe(false); // SQLite deleted it with the last connection
-    const reopened = openDatabase(t.file);
-    const writer = openDatabase(t.file);
-    try {
-      const insert = writer.prepare('INSERT INTO notes VALUES (?)');
-      expectExact(commitCheck(reopened), () => insert.run(1), 5);
-    } finally {
-      writer.close();
-      reopened.close();
-    }
+    expectExactThrough(openDatabase(t.file), t.file);
   });
 
   it('works for an in-memory database (data_version)', () => {
@@ -102,15 +106,7 @@ describe('commitCheck', () => {
       const t = database();
       const link = join(t.dir, 'current.db');
       linkWithStaleShm(t, link);
-      const reader = openDatabase(link);
-      const writer = openDatabase(link);
-      try {
-        const insert = writer.prepare('INSERT INTO notes VALUES (?)');
-        expectExact(commitCheck(reader), () => insert.run(1), 5);
-      } finally {
-        writer.close();
-        reader.close();
-      }
+      expectExactThrough(openDatabase(link), link);
     });
 
     it('through a relative path, after the working directory changed to one with a stale -shm of that name', () => {
@@ -142,15 +138,7 @@ describe('commitCheck', () => {
       first.close();
       t.db.close();
       renameSync(t.file, path); // another database, now under the name the first one had
-      const reopened = openDatabase(path);
-      const writer = openDatabase(path);
-      try {
-        const insert = writer.prepare('INSERT INTO notes VALUES (?)');
-        expectExact(commitCheck(reopened), () => insert.run(1), 5);
-      } finally {
-        writer.close();
-        reopened.close();
-      }
+      expectExactThrough(openDatabase(path), path);
     });
   });
 
