@@ -127,7 +127,9 @@ export function readWalFrames(wal: string, header: WalIndexHeader): WalFrames {
     if (head.readUInt32BE(16) !== header.salt1 || head.readUInt32BE(20) !== header.salt2) throw new WalFormatError('WAL header salts are not the wal-index header’s');
     const frameBytes = FRAME_HEADER_BYTES + header.pageSize;
     const perBlock = Math.max(1, Math.floor((4 << 20) / frameBytes));
-    const block = Buffer.alloc(perBlock * frameBytes);
+    // No bigger than the frames there are: a publish of a small import reads a few frames, and a
+    // zero-filled 4 MiB block for them cost more than the reads.
+    const block = Buffer.alloc(Math.min(perBlock, header.mxFrame) * frameBytes);
     let size = 0;
     for (let first = 0; first < header.mxFrame; first += perBlock) {
       const count = Math.min(perBlock, header.mxFrame - first);
