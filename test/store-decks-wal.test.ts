@@ -108,6 +108,12 @@ async function publishedRight(expected: { kind: StorePublishResult['decks']; fal
   return result;
 }
 
+/** The wal-index header's frame counts and WAL generation (https://sqlite.org/walformat.html; little-endian on this machine). */
+function walIndex(): { mxFrame: number; nBackfill: number; salts: string } {
+  const shm = readFileSync(`${file}-shm`);
+  return { mxFrame: shm.readUInt32LE(16), nBackfill: shm.readUInt32LE(96), salts: shm.toString('hex', 32, 40) };
+}
+
 const sqlite3 = (sql: string) => {
   const run = spawnSync('sqlite3', [file, sql], { encoding: 'utf8' });
   expect(run.status, run.stderr).toBe(0);
@@ -127,6 +133,20 @@ describe('the writer reads what changed from its WAL', () => {
     await publishedRight({ kind: 'delta', fallback: false });
     // Nothing changed: nothing sent.
     expect((await publishStore(db, driver, options)).alreadyCurrent).toBe(true);
+  });
+
+  it('a long-lived writer: each publish puts the frames it read into the database file, so the log restarts at the next write and the next publish reads only the frames since', async () => {
+    const generations = new Set<string>();
+    for (let round = 0; round < 3; round++) {
+      await importDecks(db, some(10, `Round ${round}`).map(line));
+      const imported = walIndex();
+      expect(imported.mxFrame).toBeGreaterThan(imported.nBackfill); // the import's frames, not yet in the file
+      generations.add(imported.salts);
+      await publishedRight({ kind: 'delta', fallback: false });
+      const published = walIndex();
+      expect(published.nBackfill).toBe(published.mxFrame);
+    }
+    expect(generations.size).toBe(3);
   });
 
   it('another process importing while the writer is open: its frames are read too', async () => {

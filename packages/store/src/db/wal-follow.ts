@@ -24,7 +24,8 @@ import { WalFormatError, readWalFrames, readWalIndexHeader, type WalFrames, type
  *   every page instead (correct, slower).
  *
  * Connections opened with openDatabase run no automatic checkpoints once the database publishes;
- * they read the frames, then checkpoint, when they close (advanceOnClose).
+ * the frames are read, then checkpointed (settle), after each publish has moved its pointer
+ * (decks-publish.ts) and when a connection closes (advanceOnClose).
  */
 
 export interface WalFilesOf {
