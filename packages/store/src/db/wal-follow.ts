@@ -105,22 +105,29 @@ export function catchUp(log: PageLog, files: WalFilesOf, needFrames = true): Wal
  * Copies every frame into the database file (a passive checkpoint from a second connection: this
  * one holds the write lock, so no frame can be added meanwhile) and, if all went in, stamps the
  * file and waits until any later write would change that stamp. The anchor then survives the log
- * restarting (catchUp). Returns the anchor to record.
+ * restarting (catchUp). Returns the anchor to record. Never throws: it runs after a publish has
+ * moved its pointer, and without a stamp the anchor is only less useful (a restart by anyone then
+ * costs the next publish a comparison of every page).
  */
 export function settle(files: WalFilesOf, state: WalState): WalAnchor {
   const anchor = anchorAt(state);
-  const other = new Database(files.main);
+  let other: Database.Database | null = null;
   try {
+    other = new Database(files.main);
     other.pragma('busy_timeout = 0');
     const [result] = other.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
     if (!result || result.busy !== 0 || result.log !== anchor.frame || result.checkpointed !== anchor.frame) return anchor;
   } catch {
     return anchor;
   } finally {
-    other.close();
+    other?.close();
   }
-  const stamp = stampOf(files.main);
-  if (stamp && outlast(stamp, files.dir) && sameStamp(stamp, stampOf(files.main))) anchor.stamp = stamp;
+  try {
+    const stamp = stampOf(files.main);
+    if (stamp && outlast(stamp, files.dir) && sameStamp(stamp, stampOf(files.main))) anchor.stamp = stamp;
+  } catch {
+    // no probe file could be written beside the database (full disk, say): no stamp
+  }
   return anchor;
 }
 
