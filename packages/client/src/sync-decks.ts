@@ -145,15 +145,19 @@ export class DeckSync implements AsyncIterable<DeckSyncEvent> {
         waited += BEHIND_POLL_MS;
         continue;
       }
-      yield* this.upserts(page.changes);
+      const detailsRead = yield* this.upserts(page.changes);
       cursor = page.cursor;
       this.checkpoint = cursor;
-      if (!page.hasMore) return cursor;
+      // Details are read after their page, and a gateway may move to a newer version in between:
+      // a deck whose details came from it has that version's change still to come. So the feed
+      // is asked once more after a last page that needed details; the sync ends on a last page
+      // that needed none (usually empty), when every deck it yielded is as that version has it.
+      if (!page.hasMore && !detailsRead) return cursor;
     }
   }
 
-  /** Applies a page of changes in order: upserts with their details (50 a call), removals as they are. */
-  private async *upserts(changes: DeckChangesPage['changes']): AsyncGenerator<DeckSyncEvent> {
+  /** Applies a page of changes in order: upserts with their details (50 a call), removals as they are. Returns whether details were read. */
+  private async *upserts(changes: DeckChangesPage['changes']): AsyncGenerator<DeckSyncEvent, boolean> {
     const wanted = changes.filter((change) => change.change === 'upsert').map((change) => change.id);
     const details = new Map<string, DeckDetail>();
     for (let i = 0; i < wanted.length; i += 50) {
@@ -171,6 +175,7 @@ export class DeckSync implements AsyncIterable<DeckSyncEvent> {
         yield { type: 'removed', id: change.id };
       }
     }
+    return wanted.length > 0;
   }
 
   private async counted<T>(request: Promise<T>): Promise<T> {
