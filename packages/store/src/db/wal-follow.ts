@@ -131,6 +131,16 @@ export function settle(files: WalFilesOf, state: WalState): WalAnchor {
   return anchor;
 }
 
+/**
+ * Reads the frames since the log's anchor into it, then checkpoints them into the database file
+ * (settle), so the log restarts at the next write and the anchor survives that. Run holding the
+ * write lock: after a publish has moved its pointer, and before a connection closes.
+ */
+export function catchUpAndSettle(log: PageLog, files: WalFilesOf): void {
+  const state = catchUp(log, files, false);
+  if (state) log.advance([], settle(files, state));
+}
+
 /** Runs `work` holding the write lock of `db` (BEGIN IMMEDIATE; rolled back after: it writes nothing). */
 export function underWriteLock<T>(db: Db, work: () => T): T {
   db.exec('BEGIN IMMEDIATE');
@@ -156,8 +166,7 @@ export function advanceOnClose(db: Db): void {
       const log = PageLog.open(files.dir);
       if (!log) return;
       try {
-        const state = catchUp(log, files, false);
-        if (state) log.advance([], settle(files, state));
+        catchUpAndSettle(log, files);
       } finally {
         log.close();
       }

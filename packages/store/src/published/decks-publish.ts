@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { StorageDriver } from '@snapdeck/snapshot';
 import type { Db } from '../db/database.ts';
 import { PENDING, PageLog } from '../db/page-log.ts';
-import { catchUp, settle, underWriteLock, walFilesOf } from '../db/wal-follow.ts';
+import { catchUpAndSettle, underWriteLock, walFilesOf } from '../db/wal-follow.ts';
 import { changedPages, everyPage, type DecksSnapshot } from './decks-snapshot.ts';
 import { deltaObjects, storedUnder, type DeltaRef, type PartRef } from './layout.ts';
 import { deltaRefOf, encodeDelta } from './page-delta.ts';
@@ -143,11 +143,11 @@ export async function publishDecksPart(db: Db, driver: StorageDriver, from: Part
       const now = PageLog.open(files.dir);
       if (!now) return;
       try {
-        const state = catchUp(now, files, false); // the frames written since the snapshot (this publish's own records among them)
+        // The frames written since the snapshot (this publish's own records among them), read and
+        // put into the database file: a long-lived writer's next publish reads the frames since
+        // this one, not its WAL from the start.
+        catchUpAndSettle(now, files);
         if (now.baseline(PENDING)?.root === root) now.promote(files.dir);
-        // Every frame read goes into the database file now, so the log restarts at the next write:
-        // a long-lived writer's next publish reads the frames since this one, not its WAL from the start.
-        if (state) now.advance([], settle(files, state));
       } finally {
         now.close();
       }
